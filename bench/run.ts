@@ -1,0 +1,461 @@
+// npm run bench [-- --database URL] [--duration S] [--connections N] [--warmup S] [--quick] [--only a,b]
+//                  [--compare-small] [--small-database URL] [--label NAME]
+//
+// Starts the application in production mode (one process) on a database made by `npm run bench:data`, logs in
+// as 'bench', drives each scenario with autocannon, samples the server's RSS, prints one table and writes the
+// figures to bench/results/<date>-<engine>.json. Exits non-zero when any request failed.
+
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import type { Kysely } from 'kysely';
+import { engineOf, openDatabase, type Engine } from '../src/db/connection.js';
+import { BENCH_PASSWORD, BENCH_USERNAME, countRows, databaseUrlFrom, displayUrl, fail, formatInt } from './common.js';
+import { loadFixtures, scenarios, type Scenario, type Target } from './scenarios.js';
+import { RssSampler, Session, startServer, type RunningServer } from './server.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const RESULTS = path.join(ROOT, 'bench', 'results');
+const MB = 1024 * 1024;
+
+const USAGE =
+  'Uso: npm run bench -- [--database URL] [--duration S] [--connections N] [--warmup S] [--quick] [--only a,b] ' +
+  '[--compare-small] [--small-database URL] [--label NAME]';
+
+// ---------------------------------------------------------------------------------------------------------
+// Scenarios
+
+export interface ScenarioResult {
+  key: string;
+  name: string;
+  status: 'ok' | 'n/a' | 'failed';
+  note?: string;
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /** responses outside 2xx/3xx */
+  bad: number;
+  /** responses in 2xx/3xx but not the status the scenario expects (e.g. a 302 to the login page) */
+  unexpected: number;
+  statusCodes: Record<string, number>;
+  peakRssMb: number;
+  target: Target;
+  misses: string[];
+}
+
+interface CapitaResult {
+  status: 'ok' | 'n/a' | 'failed';
+  note?: string;
+  downloads: number;
+  rows: number;
+  bytes: number;
+  maxSeconds: number;
+  rssGrowthMb: number;
+  misses: string[];
+}
+
+const failedCapita: CapitaResult = { status: 'failed', downloads: 0, rows: 0, bytes: 0, maxSeconds: 0, rssGrowthMb: 0, misses: [] };
+
+interface Options {
+  duration: number;
+  connections: number;
+  warmup: number;
+  capitaDownloads: number;
+}
+
+const percentile = (sorted: number[], p: number): number =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+
+const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** One autocannon run; latencies are taken from each response (autocannon's histogram keeps whole ms only). */
+async function cannon(
+  base: string,
+  session: Session,
+  scenario: Scenario,
+  opts: { seconds: number; connections: number; amount?: number },
+): Promise<{ latencies: number[]; codes: Record<string, number>; errors: number; seconds: number; sent: number }> {
+  const latencies: number[] = [];
+  let sent = 0;
+  const codes: Record<string, number> = {};
+  const headers = { cookie: session.cookieHeader() };
+  const started = performance.now();
+  let errors = 0;
+  await new Promise<void>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: base,
+        // A pool smaller than the connections: one request a connection (autocannon reads 0 as "no limit").
+        connections: opts.amount !== undefined ? Math.max(1, Math.min(opts.connections, opts.amount)) : opts.connections,
+        duration: opts.seconds,
+        ...(opts.amount !== undefined ? { amount: opts.amount } : {}),
+        timeout: 10,
+        headers,
+        setupClient: (client: any) => client.on('request', () => sent++),
+        requests: [
+          {
+            setupRequest: (req: any) => {
+              const r = scenario.next();
+              req.method = r.method;
+              req.path = r.path;
+              if (r.body !== undefined) {
+                req.body = r.body;
+                req.headers = { ...headers, 'content-type': 'application/x-www-form-urlencoded' };
+              }
+              return req;
+            },
+          },
+        ],
+      },
+      (err) => (err ? reject(err) : resolve()),
+    );
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      latencies.push(responseTime);
+      codes[statusCode] = (codes[statusCode] ?? 0) + 1;
+    });
+    instance.on('reqError', () => errors++);
+    if (opts.amount !== undefined) setTimeout(() => instance.stop(), opts.seconds * 1000).unref();
+  });
+  const seconds = (performance.now() - started) / 1000;
+  await drain(base);
+  return { latencies, codes, errors, seconds, sent };
+}
+
+/**
+ * autocannon stops at the deadline without waiting for the answers still on their way, and the server keeps
+ * working through that backlog: wait until /healthz answers promptly again before anything is counted in the
+ * database or the next scenario starts.
+ */
+async function drain(base: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const started = performance.now();
+    await fetch(`${base}/healthz`).then((r) => r.arrayBuffer()).catch(() => undefined);
+    if (performance.now() - started < 20) break;
+  }
+  await new Promise((resolve) => setTimeout(resolve, 200));
+}
+
+async function runScenario(
+  server: RunningServer,
+  session: Session,
+  rss: RssSampler,
+  s: Scenario,
+  o: Options,
+): Promise<ScenarioResult> {
+  const empty = { requests: 0, rps: 0, p50: 0, p99: 0, errors: 0, bad: 0, unexpected: 0, statusCodes: {}, peakRssMb: 0, target: s.target, misses: [] };
+  const why = await s.before?.();
+  if (why) return { key: s.key, name: s.name, status: 'n/a', note: why, ...empty };
+  // Probe: one request shows whether the route exists yet and answers as it should.
+  const probe = s.next();
+  const res = await session.request(probe.method, probe.path, probe.body ? Object.fromEntries(new URLSearchParams(probe.body)) : undefined);
+  let probed302 = 0;
+  if (res.status === 404) return { key: s.key, name: s.name, status: 'n/a', note: 'route missing (404)', ...empty };
+  if (res.status === 405) return { key: s.key, name: s.name, status: 'n/a', note: 'route missing (405)', ...empty };
+  if (res.status !== s.expect) {
+    const where = res.location ? ` → ${res.location}` : '';
+    return { key: s.key, name: s.name, status: 'failed', note: `probe answered ${res.status}${where}, expected ${s.expect}`, ...empty, errors: 1 };
+  }
+  if (res.status === 302) probed302++;
+
+  const amount = s.amount?.();
+  let warm = { codes: {} as Record<string, number>, sent: 0 };
+  if (s.warmup !== false && o.warmup > 0) {
+    const warmAmount = amount !== undefined ? Math.floor(amount / 10) : undefined;
+    if (warmAmount === undefined || warmAmount > 0) {
+      warm = await cannon(server.base, session, s, { seconds: o.warmup, connections: o.connections, ...(warmAmount !== undefined ? { amount: warmAmount } : {}) });
+    }
+  }
+  const left = amount !== undefined ? amount - Object.values(warm.codes).reduce((a, b) => a + b, 0) : undefined;
+  rss.mark();
+  const run =
+    left !== undefined && left <= 0
+      ? { latencies: [], codes: {}, errors: 0, seconds: 1, sent: 0 }
+      : await cannon(server.base, session, s, { seconds: o.duration, connections: o.connections, ...(left !== undefined ? { amount: left } : {}) });
+  const peakRssMb = rss.sincePeak / MB;
+
+  const sorted = [...run.latencies].sort((a, b) => a - b);
+  let bad = 0;
+  let unexpected = 0;
+  for (const [code, n] of Object.entries(run.codes)) {
+    const c = Number(code);
+    if (c < 200 || c >= 400) bad += n;
+    else if (c !== s.expect) unexpected += n;
+  }
+  for (const [code, n] of Object.entries(warm.codes)) {
+    const c = Number(code);
+    if (c < 200 || c >= 400) bad += n;
+    else if (c !== s.expect) unexpected += n;
+  }
+  const result: ScenarioResult = {
+    key: s.key,
+    name: s.name,
+    status: 'ok',
+    requests: sorted.length,
+    rps: round(sorted.length / run.seconds, 0),
+    p50: round(percentile(sorted, 50), 2),
+    p99: round(percentile(sorted, 99), 2),
+    errors: run.errors,
+    bad,
+    unexpected,
+    statusCodes: run.codes,
+    peakRssMb: round(peakRssMb, 1),
+    target: s.target,
+    misses: [],
+  };
+  if (s.verify && s.expect === 302) {
+    const ok302 = probed302 + (warm.codes['302'] ?? 0) + (run.codes['302'] ?? 0);
+    const answeredOther = [warm.codes, run.codes].reduce((n, codes) => n + Object.entries(codes).reduce((m, [c, k]) => m + (c === '302' ? 0 : k), 0), 0);
+    const problem = await s.verify(ok302, probed302 + warm.sent + run.sent - answeredOther);
+    if (problem) {
+      result.note = problem;
+      result.errors += 1;
+    }
+  }
+  if (result.errors > 0 || result.bad > 0 || result.unexpected > 0) {
+    result.status = 'failed';
+    result.note ??= `${result.errors} connection errors/timeouts (10 s), statuses ${JSON.stringify({ ...warm.codes, ...run.codes })}`;
+  }
+  if (result.requests === 0) result.misses.push(`no response completed within ${o.duration} s`);
+  if (s.target.p99 !== undefined && result.p99 > s.target.p99) result.misses.push(`p99 ${result.p99} ms > ${s.target.p99} ms`);
+  if (s.target.rps !== undefined && result.rps < s.target.rps) result.misses.push(`${result.rps} req/s < ${s.target.rps}`);
+  return result;
+}
+
+/** Full downloads of the month's capitation CSV, one after another: time of each, RSS growth of the server. */
+async function runCapita(session: Session, rss: RssSampler, month: string, downloads: number): Promise<CapitaResult> {
+  const url = `/dashboard/capita.csv?mes=${month}`;
+  const result: CapitaResult = { status: 'ok', downloads: 0, rows: 0, bytes: 0, maxSeconds: 0, rssGrowthMb: 0, misses: [] };
+  const baseline = rss.mark();
+  for (let i = 0; i < downloads; i++) {
+    const started = performance.now();
+    const res = await fetch(session.base + url, { headers: { cookie: session.cookieHeader() }, redirect: 'manual' });
+    if (res.status === 404) return { ...result, status: 'n/a', note: 'route missing (404)' };
+    if (res.status !== 200) return { ...result, status: 'failed', note: `answered ${res.status}` };
+    const body = Buffer.from(await res.arrayBuffer());
+    const seconds = (performance.now() - started) / 1000;
+    rss.sample();
+    result.downloads++;
+    result.bytes = body.length;
+    result.rows = Math.max(0, body.toString('utf8').split(/\r?\n/).filter((l) => l.length > 0).length - 1);
+    result.maxSeconds = round(Math.max(result.maxSeconds, seconds), 3);
+  }
+  result.rssGrowthMb = round((rss.sincePeak - baseline) / MB, 1);
+  if (result.maxSeconds > 2) result.misses.push(`${result.maxSeconds} s > 2 s`);
+  if (result.rssGrowthMb >= 50) result.misses.push(`RSS +${result.rssGrowthMb} MB ≥ 50 MB`);
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Output
+
+const cell = (s: string, w: number, right = false) => (right ? s.padStart(w) : s.padEnd(w));
+
+function printTable(title: string, results: ScenarioResult[], capita: CapitaResult | null, peakRssMb: number): void {
+  const w = Math.max(24, ...results.map((r) => r.name.length)) + 1;
+  const line = `${cell('scenario', w)} ${cell('req/s', 7, true)} ${cell('p50 ms', 8, true)} ${cell('p99 ms', 8, true)} ${cell('errors', 7, true)} ${cell('non-2xx/3xx', 12, true)}  target`;
+  console.log(`\n${title}\n${line}\n${'-'.repeat(line.length + 20)}`);
+  for (const r of results) {
+    if (r.status === 'n/a') {
+      console.log(`${cell(r.name, w)} n/a: ${r.note}`);
+      continue;
+    }
+    const target = [r.target.p99 !== undefined ? `p99≤${r.target.p99}` : '', r.target.rps !== undefined ? `≥${r.target.rps}/s` : ''].filter(Boolean).join(' ');
+    const verdict = r.status === 'failed' ? `FAIL ${r.note ?? ''}` : r.misses.length ? `MISS (${r.misses.join('; ')})` : target ? 'met' : '';
+    const errs = r.errors + r.unexpected;
+    console.log(
+      `${cell(r.name, w)} ${cell(formatInt(r.rps), 7, true)} ${cell(r.p50.toFixed(2), 8, true)} ${cell(r.p99.toFixed(2), 8, true)} ${cell(String(errs), 7, true)} ${cell(String(r.bad), 12, true)}  ${target} ${verdict}`.trimEnd(),
+    );
+  }
+  if (capita) {
+    const name = 'capita.csv (current month)';
+    if (capita.status !== 'ok') console.log(`${cell(name, w)} ${capita.status === 'n/a' ? 'n/a' : 'FAIL'}: ${capita.note}`);
+    else {
+      const verdict = capita.misses.length ? `MISS (${capita.misses.join('; ')})` : 'met';
+      console.log(
+        `${cell(name, w)} ${formatInt(capita.rows)} rows, ${(capita.bytes / MB).toFixed(1)} MB in ≤ ${capita.maxSeconds.toFixed(2)} s (of ${capita.downloads}), server RSS +${capita.rssGrowthMb} MB  target ≤2 s, <50 MB ${verdict}`,
+      );
+    }
+  }
+  console.log(`server peak RSS: ${peakRssMb.toFixed(0)} MB  target ≤250 MB ${peakRssMb <= 250 ? 'met' : 'MISS'}`);
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    memoryGb: round(os.totalmem() / 1024 ** 3, 1),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+interface RunOutcome {
+  results: ScenarioResult[];
+  capita: CapitaResult | null;
+  peakRssMb: number;
+  patients: number;
+}
+
+async function benchmark(url: string, o: Options, only: Set<string> | null, listOnly: boolean, logFile: string): Promise<RunOutcome> {
+  const handle = openDatabase(url, { poolSize: 2 });
+  const db = handle.db as unknown as Kysely<any>;
+  try {
+    const f = await loadFixtures(db);
+    if (f.patients === 0) fail(`${displayUrl(url)} has no patients: run npm run bench:data -- --patients N --database ${displayUrl(url)} first.`);
+    const server = await startServer(url, logFile);
+    const rss = new RssSampler(server.pid);
+    rss.start();
+    try {
+      const session = new Session(server.base);
+      await session.login(BENCH_USERNAME, BENCH_PASSWORD);
+      const all = scenarios(f, db, session).filter((s) => (listOnly ? s.list : true) && (!only || only.has(s.key)));
+      const results: ScenarioResult[] = [];
+      let capita: CapitaResult | null = null;
+      for (const s of all) {
+        const ended = server.exited();
+        if (ended) {
+          results.push({ key: s.key, name: s.name, status: 'failed', note: `the server stopped (${ended}); see ${logFile}`, requests: 0, rps: 0, p50: 0, p99: 0, errors: 1, bad: 0, unexpected: 0, statusCodes: {}, peakRssMb: 0, target: s.target, misses: [] });
+          continue;
+        }
+        if (s.key === 'create' && !listOnly && (!only || only.has('capita'))) {
+          process.stdout.write('  capita.csv … ');
+          capita = await runCapita(session, rss, f.today.slice(0, 7), o.capitaDownloads).catch((err: unknown) => ({ ...failedCapita, note: String(err instanceof Error ? err.message : err) }));
+          console.log(capita.status === 'ok' ? `${capita.maxSeconds} s` : capita.note);
+        }
+        process.stdout.write(`  ${s.name} … `);
+        const r = await runScenario(server, session, rss, s, o).catch((err: unknown): ScenarioResult => ({
+          key: s.key,
+          name: s.name,
+          status: 'failed',
+          note: server.exited() ? `the server stopped (${server.exited()}); see ${logFile}` : String(err instanceof Error ? err.message : err),
+          requests: 0, rps: 0, p50: 0, p99: 0, errors: 1, bad: 0, unexpected: 0, statusCodes: {}, peakRssMb: 0, target: s.target, misses: [],
+        }));
+        results.push(r);
+        console.log(r.status === 'n/a' ? `n/a: ${r.note}` : `${formatInt(r.rps)} req/s, p99 ${r.p99} ms${r.status === 'failed' ? ` FAIL ${r.note ?? ''}` : ''}`);
+      }
+      if (!capita && !listOnly && (!only || only.has('capita'))) {
+        capita = await runCapita(session, rss, f.today.slice(0, 7), o.capitaDownloads).catch((err: unknown) => ({ ...failedCapita, note: String(err instanceof Error ? err.message : err) }));
+      }
+      rss.stop();
+      return { results, capita, peakRssMb: round(rss.peak / MB, 1), patients: f.patients };
+    } finally {
+      rss.stop();
+      await server.stop();
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The 1,000-patient database of --compare-small: generated once, next to the big one. */
+async function ensureSmallDatabase(url: string): Promise<void> {
+  const handle = openDatabase(url, { poolSize: 1 });
+  let patients = 0;
+  try {
+    patients = await countRows(handle.db as unknown as Kysely<any>, 'patients').catch(() => 0);
+  } finally {
+    await handle.close();
+  }
+  if (patients > 0) return;
+  console.log(`Generating 1,000 patients in ${displayUrl(url)} for the comparison…`);
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/generate.ts', '--patients', '1000', '--database', url], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) fail('could not generate the small database');
+}
+
+function smallUrlFor(url: string, engine: Engine): string {
+  if (engine === 'sqlite') {
+    const file = url.slice('sqlite:'.length);
+    const ext = path.extname(file);
+    return `sqlite:${file.slice(0, file.length - ext.length)}-small${ext || '.sqlite'}`;
+  }
+  const u = new URL(url);
+  u.pathname = `${u.pathname}_small`;
+  return u.toString();
+}
+
+async function main(): Promise<void> {
+  let args;
+  try {
+    args = parseArgs({
+      options: {
+        database: { type: 'string' },
+        duration: { type: 'string' },
+        connections: { type: 'string', default: '32' },
+        warmup: { type: 'string' },
+        quick: { type: 'boolean', default: false },
+        only: { type: 'string' },
+        'compare-small': { type: 'boolean', default: false },
+        'small-database': { type: 'string' },
+        label: { type: 'string' },
+      },
+      strict: true,
+    }).values;
+  } catch (err) {
+    fail(`${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
+  }
+  const quick = args.quick ?? false;
+  const o: Options = {
+    duration: Number(args.duration ?? (quick ? 2 : 10)),
+    connections: Number(args.connections),
+    warmup: Number(args.warmup ?? (quick ? 0.5 : 2)),
+    capitaDownloads: quick ? 1 : 3,
+  };
+  if (!(o.duration > 0) || !(o.connections >= 1) || !(o.warmup >= 0)) fail(USAGE);
+  const url = databaseUrlFrom(args.database);
+  const engine = engineOf(url);
+  const only = args.only ? new Set(args.only.split(',').map((s) => s.trim())) : null;
+  mkdirSync(RESULTS, { recursive: true });
+  const stamp = new Date().toISOString().slice(0, 19).replace(/:/g, '-');
+  const fileBase = `${stamp}-${engine}${args.label ? `-${args.label}` : ''}`;
+
+  console.log(`Benchmark on ${displayUrl(url)} (${engine}): ${o.connections} connections, ${o.duration} s a scenario after ${o.warmup} s warm-up`);
+  const main = await benchmark(url, o, only, false, path.join(RESULTS, `${fileBase}-server.log`));
+  printTable(`Results, ${engine}, ${formatInt(main.patients)} patients`, main.results, main.capita, main.peakRssMb);
+
+  let comparison: { patients: number; results: ScenarioResult[]; ratios: Record<string, number> } | null = null;
+  if (args['compare-small']) {
+    const smallUrl = args['small-database'] ?? smallUrlFor(url, engine);
+    await ensureSmallDatabase(smallUrl);
+    console.log(`\nList scenarios on ${displayUrl(smallUrl)}:`);
+    const small = await benchmark(smallUrl, o, only, true, path.join(RESULTS, `${fileBase}-small-server.log`));
+    const ratios: Record<string, number> = {};
+    console.log(`\np50 at ${formatInt(main.patients)} patients / p50 at ${formatInt(small.patients)} (target ≤ 1.5)`);
+    for (const s of small.results) {
+      const big = main.results.find((r) => r.key === s.key);
+      // Failed runs count too when they measured something: a timeout at 100,000 is exactly what this compares.
+      if (!big || big.requests === 0 || s.requests === 0 || s.p50 === 0) continue;
+      const ratio = round(big.p50 / s.p50, 2);
+      ratios[s.key] = ratio;
+      big.misses.push(...(ratio > 1.5 ? [`p50 ratio ${ratio} > 1.5`] : []));
+      console.log(`  ${cell(s.name, 50)} ${big.p50.toFixed(2).padStart(7)} / ${s.p50.toFixed(2).padStart(6)} ms = ${ratio.toFixed(2)} ${ratio <= 1.5 ? 'met' : 'MISS'}`);
+    }
+    comparison = { patients: small.patients, results: small.results, ratios };
+  }
+
+  const out = path.join(RESULTS, `${fileBase}.json`);
+  writeFileSync(
+    out,
+    JSON.stringify({ date: new Date().toISOString(), engine, database: displayUrl(url), patients: main.patients, machine: machine(), options: o, results: main.results, capita: main.capita, peakRssMb: main.peakRssMb, comparison }, null, 2),
+  );
+  console.log(`\nFigures written to ${path.relative(ROOT, out)}`);
+
+  const failed = [...main.results, ...(comparison?.results ?? [])].filter((r) => r.status === 'failed');
+  if (failed.length > 0 || main.capita?.status === 'failed') {
+    console.log(`FAIL: ${[...failed.map((r) => `${r.name}: ${r.note ?? `${r.errors} errors, ${r.bad} non-2xx/3xx, ${r.unexpected} unexpected statuses`}`), ...(main.capita?.status === 'failed' ? [`capita.csv: ${main.capita.note}`] : [])].join('; ')}`);
+    process.exit(1);
+  }
+  const misses = main.results.filter((r) => r.misses.length > 0).length + (main.capita?.misses.length ? 1 : 0) + (main.peakRssMb > 250 ? 1 : 0);
+  console.log(misses === 0 ? 'All requests succeeded; every target met.' : `All requests succeeded; ${misses} target(s) missed (see MISS above).`);
+}
+
+await main();

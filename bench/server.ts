@@ -1,0 +1,194 @@
+// The application under test, as one child process in production mode, and a browser-like client for setup:
+// login through the form, cookies, the CSRF token, a probe of each route.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RunningServer {
+  readonly base: string;
+  readonly pid: number;
+  /** null while it runs; else how it ended (exit code or signal) */
+  exited(): string | null;
+  stop(): Promise<void>;
+}
+
+/**
+ * `node --import tsx src/server.ts` (one process, so its RSS is the server's own; `tsx src/server.ts` would put a
+ * watcher process in front) with APP_ENV=production. Its output goes to `logFile`.
+ */
+export async function startServer(databaseUrl: string, logFile: string): Promise<RunningServer> {
+  const port = await freePort();
+  const log = openSync(logFile, 'w');
+  // BENCH_SERVER_NODE_ARGS: extra node flags for the server, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof' to profile.
+  const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...extra, '--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      APP_ENV: 'production',
+      SIGNING_SECRET: randomBytes(32).toString('hex'),
+      ALLOWED_HOSTS: '127.0.0.1,localhost',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+    },
+    stdio: ['ignore', log, log],
+  });
+  closeSync(log);
+  let ended: string | null = null;
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code, signal) => {
+      ended = signal ? `killed by ${signal}` : `exit code ${code}`;
+      resolve(code);
+    }),
+  );
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  let ready = false;
+  while (Date.now() < deadline && !ready) {
+    const done = await Promise.race([exited.then(() => true), sleep(100).then(() => false)]);
+    if (done) throw new Error(`the server exited before answering /healthz; see ${logFile}:\n${tail(logFile)}`);
+    try {
+      const res = await fetch(`${base}/healthz`);
+      ready = res.status === 200;
+    } catch {
+      // not listening yet
+    }
+  }
+  if (!ready) {
+    child.kill('SIGKILL');
+    throw new Error(`the server did not answer /healthz within 60 s; see ${logFile}`);
+  }
+  return {
+    base,
+    pid: child.pid!,
+    exited: () => ended,
+    stop: async () => {
+      child.kill('SIGTERM');
+      const code = await Promise.race([exited, sleep(10_000).then(() => 'timeout' as const)]);
+      if (code === 'timeout') {
+        child.kill('SIGKILL');
+        await exited;
+      }
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function tail(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-20).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/** Resident set size of a process, in bytes (VmRSS of /proc/<pid>/status); 0 when unreadable. */
+export function rssOf(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples a process's RSS every 100 ms: the peak over the whole run and since the last mark(). */
+export class RssSampler {
+  peak = 0;
+  sincePeak = 0;
+  private timer: NodeJS.Timeout | null = null;
+  constructor(private readonly pid: number) {}
+  start(): void {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), 100);
+  }
+  sample(): number {
+    const rss = rssOf(this.pid);
+    this.peak = Math.max(this.peak, rss);
+    this.sincePeak = Math.max(this.sincePeak, rss);
+    return rss;
+  }
+  /** Starts a new window; returns the current RSS. */
+  mark(): number {
+    const rss = rssOf(this.pid);
+    this.sincePeak = rss;
+    return rss;
+  }
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.sample();
+  }
+}
+
+/** A client that keeps cookies and the latest CSRF token, like a browser. */
+export class Session {
+  readonly cookies = new Map<string, string>();
+  csrfToken = '';
+  constructor(readonly base: string) {}
+
+  cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  async request(method: string, pathAndQuery: string, form?: Record<string, string>): Promise<{ status: number; location: string | null; body: string }> {
+    const res = await fetch(this.base + pathAndQuery, {
+      method,
+      redirect: 'manual',
+      headers: {
+        ...(this.cookies.size ? { cookie: this.cookieHeader() } : {}),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      body: form ? new URLSearchParams(form).toString() : undefined,
+    });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      if (value === '' || /max-age=0|expires=thu, 01 jan 1970/i.test(c)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    const body = await res.text();
+    const token = csrfTokenIn(body);
+    if (token) this.csrfToken = token;
+    return { status: res.status, location: res.headers.get('location'), body };
+  }
+
+  /** Logs in through the real form; throws unless it lands on a logged-in page. */
+  async login(username: string, password: string): Promise<void> {
+    await this.request('GET', '/users/login/');
+    if (!this.csrfToken) throw new Error('the login page has no csrfmiddlewaretoken');
+    const res = await this.request('POST', '/users/login/', { username, password, csrfmiddlewaretoken: this.csrfToken });
+    if (res.status !== 302 || !this.cookies.has('sessionid')) {
+      throw new Error(`login as ${username} failed (HTTP ${res.status}); was the database made by npm run bench:data?`);
+    }
+    // A page with a form after login, for the token the POST scenarios send.
+    await this.request('GET', '/users/password/');
+  }
+}
+
+export function csrfTokenIn(html: string): string | null {
+  const input = /<input[^>]*name="csrfmiddlewaretoken"[^>]*>/.exec(html)?.[0];
+  return input ? (/value="([^"]*)"/.exec(input)?.[1] ?? null) : null;
+}

@@ -1,0 +1,142 @@
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import formbody from '@fastify/formbody';
+import rateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { sql } from 'kysely';
+import { auditRoutes } from './audit/audit.routes.js';
+import { dashboardRoutes } from './dashboard/dashboard.routes.js';
+import { exportRoutes } from './dashboard/export.routes.js';
+import { examRoutes } from './exams/exam.routes.js';
+import { ingresoRoutes } from './ingresos/ingreso.routes.js';
+import { patientRoutes } from './patients/patient.routes.js';
+import { userAdminRoutes } from './users/admin.routes.js';
+import { authRoutes } from './users/auth.routes.js';
+import type { AppDeps } from './web/deps.js';
+import { registerErrorHandling } from './web/errors.js';
+import { guardPlugin } from './web/guard.js';
+import { messagesPlugin } from './web/messages.js';
+import { securityPlugin } from './web/security.js';
+import { sessionPlugin } from './web/session.js';
+
+const publicDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'public');
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const CSRF_COOKIE = 'csrftoken';
+
+/** The token from the form field `csrfmiddlewaretoken` or the header `X-CSRFToken`. */
+function csrfTokenOf(request: FastifyRequest): string | undefined {
+  const field = (request.body as Record<string, unknown> | undefined)?.csrfmiddlewaretoken;
+  const header = request.headers['x-csrftoken'];
+  return typeof field === 'string' ? field : typeof header === 'string' ? header : undefined;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export interface BuildAppOptions extends AppDeps {
+  /** pino options, or false for silence (tests). */
+  logger?: FastifyServerOptions['logger'];
+  setupToken?: string | null;
+  /**
+   * Login attempts per minute from one address: a flood guard only, set high because a whole clinic may share
+   * one public address; guessing one account's password is stopped by the per-user-name lock.
+   */
+  loginAttemptsPerMinute?: number;
+}
+
+/** Only the path, never the query string: searches carry patients' names and documents. */
+const requestSerializer = (req: { method: string; url: string; id: string }) => ({
+  id: req.id,
+  method: req.method,
+  path: req.url.split('?')[0],
+});
+
+export function loggerOptions(appEnv: string): FastifyServerOptions['logger'] {
+  return {
+    level: appEnv === 'test' ? 'warn' : 'info',
+    redact: ['req.headers.cookie', 'req.headers.authorization', 'req.headers["x-csrftoken"]', 'res.headers["set-cookie"]'],
+    serializers: { req: requestSerializer },
+  };
+}
+
+export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const { config, db, engine, clock } = options;
+  const app = Fastify({
+    logger: options.logger ?? loggerOptions(config.appEnv),
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    // A hop count is valid at run time though the type omits it.
+    trustProxy: config.trustProxy as boolean | string[],
+    bodyLimit: 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  });
+  app.decorate('deps', { config, db, engine, clock } satisfies AppDeps);
+
+  // Forms only: no JSON API is defined, so other body types are refused (415).
+  app.removeAllContentTypeParsers();
+  await app.register(formbody, { bodyLimit: 1024 * 1024 });
+
+  registerErrorHandling(app);
+  await app.register(cookie, { secret: config.signingSecret, hook: 'onRequest' });
+  await app.register(securityPlugin);
+  await app.register(rateLimit, { global: false });
+  await app.register(messagesPlugin);
+  await app.register(sessionPlugin);
+  await app.register(guardPlugin);
+  await app.register(csrf, {
+    sessionPlugin: '@fastify/cookie',
+    cookieKey: CSRF_COOKIE,
+    cookieOpts: { path: '/', httpOnly: true, sameSite: 'lax', secure: config.isProduction, signed: true },
+    getToken: csrfTokenOf,
+  });
+  // After the body is parsed, so the form field can be read (a check in onRequest would refuse every form).
+  app.addHook('preValidation', (request, reply, done) => {
+    if (!UNSAFE.has(request.method)) return done();
+    // Django-style clients echo the csrftoken cookie itself (double submit): accept it when its signature holds.
+    const cookie = request.cookies[CSRF_COOKIE];
+    const sent = csrfTokenOf(request);
+    if (cookie && sent && reply.unsignCookie(cookie).valid && sameText(safeDecode(sent), cookie)) return done();
+    return app.csrfProtection(request, reply, done);
+  });
+
+  await app.register(fastifyStatic, { root: publicDir, prefix: '/static/', index: false, maxAge: '1h' });
+
+  app.get('/', async (request, reply) => reply.redirect(request.user ? '/dashboard/' : '/users/login/', 302));
+  app.get('/healthz', async (_request, reply) => {
+    try {
+      await sql`select 1`.execute(db);
+      return reply.type('text/plain; charset=utf-8').send('ok');
+    } catch {
+      return reply.code(503).type('text/plain; charset=utf-8').send('unavailable');
+    }
+  });
+
+  await app.register(authRoutes, {
+    prefix: '/users',
+    setupToken: options.setupToken ?? null,
+    loginAttemptsPerMinute: options.loginAttemptsPerMinute ?? 120,
+  });
+  await app.register(userAdminRoutes, { prefix: '/users' });
+  await app.register(auditRoutes, { prefix: '/users/audit' });
+  await app.register(dashboardRoutes, { prefix: '/dashboard' });
+  await app.register(patientRoutes, { prefix: '/patients' });
+  await app.register(ingresoRoutes, { prefix: '/patients' });
+  await app.register(exportRoutes);
+  await app.register(examRoutes, { prefix: '/exams' });
+  return app;
+}

@@ -1,0 +1,83 @@
+// How audit entries read in Spanish: action and record labels, and the stored changes JSON parsed
+// defensively (an entry written by any version of the application must still display).
+
+export const ACTION_LABELS: Readonly<Record<string, string>> = {
+  login: 'Inicio de sesión',
+  login_failed: 'Inicio de sesión fallido',
+  logout: 'Cierre de sesión',
+  'user.create': 'Usuario creado',
+  'user.deactivate': 'Usuario desactivado',
+  'user.reactivate': 'Usuario reactivado',
+  'user.password_reset': 'Contraseña restablecida',
+  'user.password_change': 'Contraseña cambiada',
+  'patient.create': 'Paciente creado',
+  'patient.update': 'Paciente modificado',
+  'patient.view': 'Ficha del paciente consultada',
+  'ingreso.open': 'Ciclo iniciado',
+  'ingreso.status': 'Estado del ciclo cambiado',
+  'ingreso.update': 'Ciclo modificado',
+  'exam.create': 'Registro clínico agregado',
+  'exam.void': 'Registro clínico anulado',
+  'exam.view_clinical': 'Vista clínica consultada',
+  'exam.view_archive': 'Ciclo archivado consultado',
+  export: 'Exportación',
+};
+
+export const ENTITY_LABELS: Readonly<Record<string, string>> = {
+  user: 'Usuario',
+  patient: 'Paciente',
+  ingreso: 'Ingreso',
+  exam_record: 'Registro clínico',
+  export: 'Exportación',
+};
+
+export const actionLabel = (action: string): string => ACTION_LABELS[action] ?? action;
+export const entityLabel = (type: string): string => ENTITY_LABELS[type] ?? type;
+
+export interface ParsedChanges {
+  /** fields that changed: before → after, as display text */
+  fields: { field: string; before: string; after: string }[];
+  /** other details (a view's or an export's), as display text */
+  details: { key: string; value: string }[];
+}
+
+/** A stored value as display text: null → '—', booleans in Spanish, objects as compact JSON. */
+export function displayValue(v: unknown): string {
+  if (v === null || v === undefined || v === '') return '—';
+  if (typeof v === 'boolean') return v ? 'Sí' : 'No';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return String(v);
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return String(v);
+  }
+}
+
+/**
+ * The changes column: { field: [before, after] } for changes, any other shape for details. Never throws:
+ * text that is not JSON or not an object is shown as one detail.
+ */
+export function parseChanges(raw: string | null): ParsedChanges {
+  const out: ParsedChanges = { fields: [], details: [] };
+  if (raw === null || raw === '') return out;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    out.details.push({ key: 'datos', value: raw.slice(0, 500) });
+    return out;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    out.details.push({ key: 'datos', value: displayValue(parsed) });
+    return out;
+  }
+  for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
+    if (Array.isArray(value) && value.length === 2) {
+      out.fields.push({ field: key, before: displayValue(value[0]), after: displayValue(value[1]) });
+    } else {
+      out.details.push({ key, value: displayValue(value) });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,99 @@
+import type { Executor } from '../db/database.js';
+
+export interface AuditEntry {
+  at: Date;
+  actor: { id: number; username: string } | null;
+  action: string;
+  entityType?: string | null;
+  entityId?: number | null;
+  patientId?: number | null;
+  /** Field changes ({ field: [before, after] }) or details of a view or export. */
+  changes?: Record<string, unknown> | null;
+  requestId?: string | null;
+}
+
+/** Appends one entry to the audit trail; call it inside the transaction of the change it records. */
+export async function recordAudit(db: Executor, entry: AuditEntry): Promise<void> {
+  await db
+    .insertInto('audit_log')
+    .values({
+      at: entry.at.toISOString(),
+      user_id: entry.actor?.id ?? null,
+      username: entry.actor?.username ?? null,
+      action: entry.action,
+      entity_type: entry.entityType ?? null,
+      entity_id: entry.entityId ?? null,
+      patient_id: entry.patientId ?? null,
+      changes: entry.changes ? JSON.stringify(entry.changes) : null,
+      request_id: entry.requestId ?? null,
+    })
+    .execute();
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Reading the trail (the application never edits or deletes it).
+
+export interface AuditFilters {
+  userId?: number | null;
+  action?: string | null;
+  entityType?: string | null;
+  entityId?: number | null;
+  patientId?: number | null;
+  /** inclusive lower bound on `at` (ISO instant) */
+  fromInstant?: string | null;
+  /** exclusive upper bound on `at` (ISO instant) */
+  toInstant?: string | null;
+}
+
+export interface AuditListRow {
+  id: number;
+  at: string;
+  user_id: number | null;
+  username: string | null;
+  action: string;
+  entity_type: string | null;
+  entity_id: number | null;
+  patient_id: number | null;
+  changes: string | null;
+}
+
+const AUDIT_COLUMNS = ['id', 'at', 'user_id', 'username', 'action', 'entity_type', 'entity_id', 'patient_id', 'changes'] as const;
+
+/**
+ * Entries matching the filters, newest first (at, then id, descending), after the keyset cursor `before`
+ * (an entry's at and id), at most `limit`.
+ */
+export async function listAuditEntries(
+  db: Executor,
+  filters: AuditFilters,
+  before: { at: string; id: number } | null,
+  limit: number,
+): Promise<AuditListRow[]> {
+  let q = db.selectFrom('audit_log').select(AUDIT_COLUMNS);
+  if (filters.userId != null) q = q.where('user_id', '=', filters.userId);
+  if (filters.action) q = q.where('action', '=', filters.action);
+  if (filters.entityType) q = q.where('entity_type', '=', filters.entityType);
+  if (filters.entityId != null) q = q.where('entity_id', '=', filters.entityId);
+  if (filters.patientId != null) q = q.where('patient_id', '=', filters.patientId);
+  if (filters.fromInstant) q = q.where('at', '>=', filters.fromInstant);
+  if (filters.toInstant) q = q.where('at', '<', filters.toInstant);
+  if (before) q = q.where((eb) => eb(eb.refTuple('at', 'id'), '<', eb.tuple(before.at, before.id)));
+  return q.orderBy('at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** The `at` of an entry, to continue a listing after it (keyset cursor). */
+export async function findAuditCursor(db: Executor, id: number): Promise<{ at: string; id: number } | null> {
+  const row = await db.selectFrom('audit_log').select(['at', 'id']).where('id', '=', id).executeTakeFirst();
+  return row ?? null;
+}
+
+/** A patient's history for the patient page: entries with that patient_id, newest first, at most `limit`. */
+export async function listPatientHistory(db: Executor, patientId: number, limit = 50): Promise<AuditListRow[]> {
+  return db
+    .selectFrom('audit_log')
+    .select(AUDIT_COLUMNS)
+    .where('patient_id', '=', patientId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { render } from 'preact-render-to-string';
+import { createTestContext, createUser, decodeEntities, loggedInClient, messagesIn, type TestClient, type TestContext } from '../../test/helpers.js';
+import { parseChanges } from './audit.labels.js';
+import { listPatientHistory, recordAudit } from './audit.repository.js';
+import { PatientHistory } from './views/patient-history.js';
+
+const rowsIn = (html: string): number[] => [...html.matchAll(/data-audit-id="(\d+)"/g)].map((m) => Number(m[1]));
+
+describe('audit trail (/users/audit/)', () => {
+  let ctx: TestContext;
+  let admin: TestClient;
+  let nurse: { id: number; username: string };
+  const PATIENT = 424242;
+
+  before(async () => {
+    ctx = await createTestContext();
+    ({ client: admin } = await loggedInClient(ctx, { isAdmin: true }));
+    nurse = await createUser(ctx.db);
+    const actor = { id: nurse.id, username: nurse.username };
+    // 31 October 23:00 and 1 November 01:00 in Bogota.
+    await recordAudit(ctx.db, { at: new Date('2026-11-01T04:00:00.000Z'), actor, action: 'patient.update', entityType: 'patient', entityId: PATIENT, patientId: PATIENT, changes: { telefono: ['6070000', '6071111'], peso: [null, 8000] } });
+    await recordAudit(ctx.db, { at: new Date('2026-11-01T06:00:00.000Z'), actor, action: 'ingreso.status', entityType: 'ingreso', entityId: 77, patientId: PATIENT, changes: { estado: ['ACTIVO', 'SUSPENDIDO'] } });
+    await recordAudit(ctx.db, { at: new Date('2026-11-02T06:00:00.000Z'), actor: null, action: 'login_failed', entityType: 'user', changes: { username: 'nadie' } });
+  });
+  after(async () => ctx.close());
+
+  test('entries newest first, with Spanish labels and fields before and after', async () => {
+    const res = await admin.get(`/users/audit/?paciente=${PATIENT}`);
+    assert.equal(res.status, 200);
+    const ids = rowsIn(res.body);
+    assert.equal(ids.length, 2);
+    assert.ok(ids[0]! > ids[1]!);
+    assert.match(res.body, /01\/11\/2026 01:00/);
+    assert.match(res.body, /31\/10\/2026 23:00/);
+    assert.match(res.body, /Estado del ciclo cambiado/);
+    assert.match(res.body, /Paciente modificado/);
+    assert.match(res.body, /<strong>telefono<\/strong>: <del>6070000<\/del> → <ins>6071111<\/ins>/);
+    assert.match(res.body, /<strong>peso<\/strong>: <del>—<\/del> → <ins>8000<\/ins>/);
+    assert.match(res.body, /Ingreso #77/);
+  });
+
+  test('filters: user, action, record, date range in the configured time zone', async () => {
+    const byUser = rowsIn((await admin.get(`/users/audit/?usuario=${nurse.id}`)).body);
+    assert.equal(byUser.length, 2);
+    const byAction = (await admin.get('/users/audit/?accion=login_failed')).body;
+    assert.equal(rowsIn(byAction).length, 1);
+    assert.match(byAction, /Inicio de sesión fallido/);
+    assert.equal(rowsIn((await admin.get('/users/audit/?entidad=ingreso&registro=77')).body).length, 1);
+    assert.equal(rowsIn((await admin.get('/users/audit/?entidad=patient&registro=77')).body).length, 0);
+    const nov1 = (await admin.get(`/users/audit/?paciente=${PATIENT}&desde=2026-11-01&hasta=2026-11-01`)).body;
+    assert.equal(rowsIn(nov1).length, 1);
+    assert.match(nov1, /Estado del ciclo cambiado/);
+    const oct31 = (await admin.get(`/users/audit/?paciente=${PATIENT}&hasta=2026-10-31`)).body;
+    assert.equal(rowsIn(oct31).length, 1);
+    assert.match(oct31, /Paciente modificado/);
+  });
+
+  test('bad filter values: a clear message, the filter ignored, the page still renders', async () => {
+    const res = await admin.get(`/users/audit/?paciente=${PATIENT}&desde=2026-02-30&hasta=ayer&usuario=abc`);
+    assert.equal(res.status, 200);
+    const texts = messagesIn(res.body).map((m) => m.text);
+    assert.ok(texts.some((t) => t.includes('La fecha inicial «2026-02-30» no es válida')), texts.join('\n'));
+    assert.ok(texts.some((t) => t.includes('La fecha final «ayer» no es válida')));
+    assert.ok(texts.some((t) => t.includes('El usuario «abc» no es un número válido')));
+    assert.equal(rowsIn(res.body).length, 2);
+    const reversed = await admin.get('/users/audit/?desde=2026-11-05&hasta=2026-11-01');
+    assert.equal(reversed.status, 200);
+    assert.ok(messagesIn(reversed.body).some((m) => m.text.includes('posterior a la final')));
+    const repeated = await admin.get('/users/audit/?accion=login&accion=logout&accion=%3Cscript%3E');
+    assert.equal(repeated.status, 200);
+    const odd = await admin.get('/users/audit/?accion=%3Cscript%3E&entidad=DROP%20TABLE');
+    assert.equal(odd.status, 200);
+    assert.equal(messagesIn(odd.body).filter((m) => m.level === 'warning').length, 2);
+  });
+
+  test('pages of 50, older entries through a cursor that keeps the filters', async () => {
+    const patient = 515151;
+    for (let i = 0; i < 55; i++) {
+      await recordAudit(ctx.db, { at: new Date(Date.UTC(2026, 10, 10, 12, i)), actor: null, action: 'patient.view', entityType: 'patient', entityId: patient, patientId: patient });
+    }
+    const first = await admin.get(`/users/audit/?paciente=${patient}`);
+    const firstIds = rowsIn(first.body);
+    assert.equal(firstIds.length, 50);
+    const next = /href="([^"]+)" rel="next"/.exec(first.body)?.[1];
+    assert.ok(next);
+    const second = await admin.get(decodeEntities(next));
+    const secondIds = rowsIn(second.body);
+    assert.equal(secondIds.length, 5);
+    assert.equal(new Set([...firstIds, ...secondIds]).size, 55);
+    assert.ok(Math.min(...firstIds) > Math.max(...secondIds));
+    assert.doesNotMatch(second.body, /rel="next"/);
+    assert.match(second.body, /Más recientes/);
+  });
+
+  test("the patient history component lists that patient's entries, newest first", async () => {
+    const entries = await listPatientHistory(ctx.db, PATIENT, 10);
+    assert.deepEqual(entries.map((e) => e.action), ['ingreso.status', 'patient.update']);
+    const html = render(<PatientHistory entries={entries} timeZone="America/Bogota" />);
+    assert.match(html, /data-section="patient-history"/);
+    assert.match(html, /<del>ACTIVO<\/del> → <ins>SUSPENDIDO<\/ins>/);
+    assert.match(render(<PatientHistory entries={[]} timeZone="America/Bogota" />), /Sin registros en la auditoría/);
+  });
+
+  test('the application offers no way to edit or delete entries', async () => {
+    const before = await ctx.db.selectFrom('audit_log').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    for (const url of ['/users/audit/', '/users/audit/1/', '/users/audit/1/delete/']) {
+      const res = await admin.post(url, {});
+      assert.ok([404, 405].includes(res.status), `${url} ${res.status}`);
+    }
+    const after = await ctx.db.selectFrom('audit_log').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    assert.equal(Number(after.n), Number(before.n));
+  });
+});
+
+describe('parseChanges', () => {
+  test('pairs are changes, other values details, and garbage never throws', () => {
+    assert.deepEqual(parseChanges('{"a":[1,2],"b":true,"c":{"x":1}}'), {
+      fields: [{ field: 'a', before: '1', after: '2' }],
+      details: [
+        { key: 'b', value: 'Sí' },
+        { key: 'c', value: '{"x":1}' },
+      ],
+    });
+    assert.deepEqual(parseChanges(null), { fields: [], details: [] });
+    assert.deepEqual(parseChanges('no es json'), { fields: [], details: [{ key: 'datos', value: 'no es json' }] });
+    assert.deepEqual(parseChanges('[1,2,3]'), { fields: [], details: [{ key: 'datos', value: '[1,2,3]' }] });
+    assert.deepEqual(parseChanges('"texto"'), { fields: [], details: [{ key: 'datos', value: 'texto' }] });
+  });
+});

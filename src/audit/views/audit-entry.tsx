@@ -1,0 +1,90 @@
+import { formatDateTimeEs } from '../../shared/dates.js';
+import { actionLabel, entityLabel, parseChanges } from '../audit.labels.js';
+import type { AuditListRow } from '../audit.repository.js';
+
+/** The fields before → after (or the details) of one entry. */
+export function AuditChanges({ changes }: { changes: string | null }) {
+  const parsed = parseChanges(changes);
+  if (parsed.fields.length === 0 && parsed.details.length === 0) return <span class="muted">—</span>;
+  return (
+    <ul class="audit-changes">
+      {parsed.fields.map((f) => (
+        <li data-field={f.field}>
+          <strong>{f.field}</strong>: <del>{f.before}</del> → <ins>{f.after}</ins>
+        </li>
+      ))}
+      {parsed.details.map((d) => (
+        <li data-detail={d.key}>
+          <strong>{d.key}</strong>: {d.value}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function recordText(e: Pick<AuditListRow, 'entity_type' | 'entity_id'>): string {
+  if (!e.entity_type) return '—';
+  return e.entity_id === null ? entityLabel(e.entity_type) : `${entityLabel(e.entity_type)} #${e.entity_id}`;
+}
+
+/** One entry as a table row: when, who, action, record, changes. */
+export function AuditRow({ entry, timeZone }: { entry: AuditListRow; timeZone: string }) {
+  return (
+    <tr data-audit-id={String(entry.id)} data-action={entry.action}>
+      <td>
+        <time dateTime={entry.at}>{formatDateTimeEs(entry.at, timeZone)}</time>
+      </td>
+      <td>{entry.username ?? <span class="muted">(sin usuario)</span>}</td>
+      <td>{actionLabel(entry.action)}</td>
+      <td>
+          {recordText(entry)}
+          {entry.patient_id !== null && entry.entity_type !== 'patient' && (
+            <>
+              {' '}
+              <a href={`/patients/${entry.patient_id}/`}>(paciente #{entry.patient_id})</a>
+            </>
+          )}
+          {entry.patient_id !== null && entry.entity_type === 'patient' && (
+            <>
+              {' '}
+              <a href={`/patients/${entry.patient_id}/`}>ver</a>
+            </>
+          )}
+      </td>
+      <td>
+        <AuditChanges changes={entry.changes} />
+      </td>
+    </tr>
+  );
+}
+
+/** Entries as a table, newest first as given; `empty` is shown when there are none. */
+export function AuditTable({ entries, timeZone, empty }: { entries: AuditListRow[]; timeZone: string; empty: string }) {
+  return (
+    <div class="table-wrap">
+      <table class="table" data-table="audit">
+        <thead>
+          <tr>
+            <th scope="col">Fecha</th>
+            <th scope="col">Usuario</th>
+            <th scope="col">Acción</th>
+            <th scope="col">Registro</th>
+            <th scope="col">Cambios (antes → después)</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((e) => (
+            <AuditRow entry={e} timeZone={timeZone} />
+          ))}
+          {entries.length === 0 && (
+            <tr>
+              <td colSpan={5} class="muted">
+                {empty}
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,89 @@
+import { parseArgs } from 'node:util';
+import { recordAudit } from '../audit/audit.repository.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { openDatabase } from '../db/connection.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { hashPassword } from '../users/password.js';
+import { insertUser, UsernameTakenError } from '../users/user.repository.js';
+import { validatePassword, validateUsername } from '../users/user.rules.js';
+
+export const USAGE = 'Uso: npm run createuser -- --username NOMBRE [--password CLAVE] [--admin]';
+
+export interface CommandIo {
+  env: NodeJS.ProcessEnv;
+  out(line: string): void;
+  err(line: string): void;
+  /** Asks for a password without echo; null when there is no terminal to ask on. */
+  prompt: ((question: string) => Promise<string>) | null;
+}
+
+/** `npm run createuser`: returns the exit code (0 created, 1 refused) after saying why on err. */
+export async function createUserCommand(argv: string[], io: CommandIo): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({
+      args: argv,
+      options: { username: { type: 'string' }, password: { type: 'string' }, admin: { type: 'boolean', default: false } },
+      strict: true,
+    }).values;
+  } catch (err) {
+    io.err(`${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
+    return 1;
+  }
+  const username = (args.username ?? '').trim();
+  const usernameError = validateUsername(username);
+  if (usernameError) {
+    io.err(`${usernameError}\n${USAGE}`);
+    return 1;
+  }
+  let password = args.password;
+  if (password === undefined) {
+    if (!io.prompt) {
+      io.err('Falta --password y no hay una terminal para pedirla.');
+      return 1;
+    }
+    password = await io.prompt('Contraseña: ');
+    if (password !== (await io.prompt('Repita la contraseña: '))) {
+      io.err('Las contraseñas no coinciden.');
+      return 1;
+    }
+  }
+  const weak = validatePassword(password, username);
+  if (weak) {
+    io.err(weak);
+    return 1;
+  }
+  let config;
+  try {
+    config = loadConfig(io.env);
+  } catch (err) {
+    io.err(err instanceof ConfigError ? err.message : String(err));
+    return 1;
+  }
+  const handle = openDatabase(config.databaseUrl);
+  try {
+    await migrateToLatest(handle.db);
+    const now = new Date();
+    const isAdmin = args.admin ?? false;
+    const passwordHash = await hashPassword(password);
+    await handle.db.transaction().execute(async (trx) => {
+      const id = await insertUser(trx, { username, passwordHash, isAdmin, now: now.toISOString() });
+      await recordAudit(trx, {
+        at: now,
+        actor: null,
+        action: 'user.create',
+        entityType: 'user',
+        entityId: id,
+        changes: { username: [null, username], is_admin: [null, isAdmin], via: 'createuser' },
+      });
+    });
+    io.out(`Usuario «${username}» creado${isAdmin ? ' (administrador)' : ''}.`);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsernameTakenError) io.err(`El usuario «${username}» ya existe.`);
+    else io.err(`No se pudo crear el usuario: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,51 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { recordAudit } from '../audit/audit.repository.js';
+import { contentDisposition, csvLines, csvRow, csvStream, type CsvValue } from '../shared/csv.js';
+
+export interface CsvExport {
+  /** what is exported, as written in the audit trail ('capita', 'patients', …) */
+  name: string;
+  fileName: string;
+  /** the filters applied, for the audit trail */
+  filters: Record<string, unknown>;
+  header: readonly string[];
+  rows: AsyncIterable<readonly CsvValue[]>;
+  /** a last line written after the rows (a total), computed once they are all out */
+  footer?: () => readonly CsvValue[];
+}
+
+/** Export pages hold patient data: let only as many rows as a database page be in flight at once. */
+export const EXPORT_PAGE_SIZE = 1000;
+
+/**
+ * Streams a CSV download and writes the 'export' audit entry (which export, its filters and the number of
+ * rows) once every row is out, before the footer, so the entry exists by the time the download completes.
+ */
+export function sendCsvExport(request: FastifyRequest, reply: FastifyReply, exp: CsvExport): FastifyReply {
+  const { db, clock } = request.server.deps;
+  const user = request.user;
+  let filas = 0;
+  async function* counted(): AsyncGenerator<readonly CsvValue[]> {
+    for await (const row of exp.rows) {
+      filas++;
+      yield row;
+    }
+  }
+  async function* lines(): AsyncGenerator<string> {
+    yield* csvLines(exp.header, counted());
+    await recordAudit(db, {
+      at: clock.now(),
+      actor: user ? { id: user.id, username: user.username } : null,
+      action: 'export',
+      entityType: 'export',
+      changes: { exportacion: exp.name, filtros: exp.filters, filas },
+      requestId: String(request.id),
+    });
+    if (exp.footer) yield csvRow(exp.footer());
+  }
+  return reply
+    .code(200)
+    .type('text/csv; charset=utf-8')
+    .header('Content-Disposition', contentDisposition(exp.fileName))
+    .send(csvStream(lines()));
+}

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { mesCapita } from '../ingresos/ingreso.rules.js';
+import { addDays } from '../shared/dates.js';
+import {
+  barChartGeometry,
+  capitaReferenceDate,
+  CHART,
+  mesCapitaLowerBounds,
+  monthRangeOf,
+  niceMax,
+  parseCapitaMonth,
+  startOfDayUtc,
+  tickValues,
+} from './dashboard.rules.js';
+
+describe('month helpers', () => {
+  test('monthRangeOf gives the half-open range and the last day', () => {
+    assert.deepEqual(monthRangeOf('2026-11-22'), { mes: '2026-11', start: '2026-11-01', end: '2026-12-01', last: '2026-11-30' });
+    assert.deepEqual(monthRangeOf('2028-02-10'), { mes: '2028-02', start: '2028-02-01', end: '2028-03-01', last: '2028-02-29' });
+    assert.deepEqual(monthRangeOf('2026-12-31'), { mes: '2026-12', start: '2026-12-01', end: '2027-01-01', last: '2026-12-31' });
+  });
+
+  test('parseCapitaMonth: current, past, future, invalid, missing', () => {
+    const today = '2026-11-22';
+    assert.equal(parseCapitaMonth('2026-11', today).kind, 'current');
+    assert.deepEqual(parseCapitaMonth(' 2026-02 ', today), { kind: 'past', mes: '2026-02', start: '2026-02-01', end: '2026-03-01', last: '2026-02-28' });
+    assert.deepEqual(parseCapitaMonth('2026-12', today), { kind: 'future', mes: '2026-12' });
+    for (const bad of ['2026-13', '2026-1', '26-11', 'noviembre', '2026-11-01', '1899-12']) {
+      assert.equal(parseCapitaMonth(bad, today).kind, 'invalid', bad);
+    }
+    assert.equal(parseCapitaMonth(undefined, today).kind, 'missing');
+    assert.equal(parseCapitaMonth('  ', today).kind, 'missing');
+  });
+
+  test('the reference date of mes_capita: today this month, else the last day of the month', () => {
+    assert.equal(capitaReferenceDate({ kind: 'current', last: '2026-11-30' }, '2026-11-22'), '2026-11-22');
+    assert.equal(capitaReferenceDate({ kind: 'past', last: '2026-10-31' }, '2026-11-22'), '2026-10-31');
+  });
+
+  test('the SQL buckets agree with mesCapita for any start date', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -900, max: 900 }), fc.integer({ min: 0, max: 3000 }), (offset, base) => {
+        const today = addDays('2024-01-01', base);
+        const start = addDays(today, offset);
+        const bounds = mesCapitaLowerBounds(today);
+        const index = bounds.findIndex((b) => start >= b);
+        const bucket = index === -1 ? bounds.length + 1 : index + 1;
+        assert.equal(bucket, mesCapita(start, today));
+      }),
+    );
+  });
+
+  test('startOfDayUtc: midnight in the zone as a UTC instant', () => {
+    assert.equal(startOfDayUtc('2026-11-01', 'America/Bogota'), '2026-11-01T05:00:00.000Z');
+    assert.equal(startOfDayUtc('2026-11-01', 'UTC'), '2026-11-01T00:00:00.000Z');
+    assert.equal(startOfDayUtc('2026-07-01', 'Europe/Madrid'), '2026-06-30T22:00:00.000Z');
+    assert.equal(startOfDayUtc('2026-03-29', 'Europe/Madrid'), '2026-03-28T23:00:00.000Z');
+  });
+});
+
+describe('chart geometry', () => {
+  test('niceMax keeps small counts and rounds larger ones up to 1, 2 or 5 times a power of ten', () => {
+    assert.deepEqual([0, 1, 3, 5, 7, 11, 26, 180, 1001].map(niceMax), [1, 1, 3, 5, 10, 20, 50, 200, 2000]);
+  });
+
+  test('guide values are whole numbers from 0 to the top', () => {
+    assert.deepEqual(tickValues(3), [0, 1, 2, 3]);
+    assert.deepEqual(tickValues(10), [0, 5, 10]);
+    assert.deepEqual(tickValues(20), [0, 5, 10, 15, 20]);
+    assert.deepEqual(tickValues(200), [0, 50, 100, 150, 200]);
+    for (const max of [1, 2, 5, 10, 20, 50, 100, 500, 1000]) assert.ok(tickValues(max).every(Number.isInteger));
+  });
+
+  test('bars stand on the baseline, proportional to their count, inside the drawing', () => {
+    const counts = [4, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
+    const g = barChartGeometry(counts);
+    assert.equal(g.bars.length, 18);
+    assert.equal(g.max, 4);
+    for (const b of g.bars) {
+      assert.ok(Math.abs(b.y + b.height - g.baseY) < 0.11, `bar ${b.mes} stands on the baseline`);
+      assert.ok(b.x >= CHART.left && b.x + b.width <= CHART.width - CHART.right + 0.1);
+      assert.ok(b.y >= 0);
+    }
+    assert.equal(g.bars[1]!.height, 0);
+    assert.ok(Math.abs(g.bars[0]!.height - 2 * g.bars[2]!.height) < 0.2);
+    assert.ok(g.bars[17]!.height >= 1);
+    assert.deepEqual(g.bars.map((b) => b.mes), Array.from({ length: 18 }, (_, i) => i + 1));
+    for (let i = 1; i < 18; i++) assert.ok(g.bars[i]!.x > g.bars[i - 1]!.x + g.bars[i - 1]!.width);
+    assert.equal(g.ticks[0]!.value, 0);
+    assert.deepEqual(g.ticks.map((t) => t.value), [0, 1, 2, 3, 4]);
+    assert.equal(g.bars[0]!.y, g.ticks.at(-1)!.y);
+  });
+
+  test('an empty chart still has a scale and no bar', () => {
+    const g = barChartGeometry(Array(18).fill(0));
+    assert.equal(g.max, 1);
+    assert.ok(g.bars.every((b) => b.height === 0));
+  });
+});

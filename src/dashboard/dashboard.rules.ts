@@ -1,0 +1,163 @@
+// Pure rules of the dashboard and the capitation report: month arithmetic, the billing month of
+// GET /dashboard/capita.csv, the geometry of the mes_capita chart. No I/O; "today" is an argument.
+
+import { addMonthsToMonthStart, daysInMonth, monthStartOf, parseIsoMonth, splitIsoDate, toIsoDate } from '../shared/dates.js';
+import { MES_CAPITA_MAX } from '../ingresos/ingreso.rules.js';
+
+export interface MonthRange {
+  /** 'YYYY-MM' */
+  mes: string;
+  /** first day, inclusive */
+  start: string;
+  /** first day of the next month, exclusive */
+  end: string;
+  /** last day of the month */
+  last: string;
+}
+
+/** The month containing `date` as a half-open range of dates. */
+export function monthRangeOf(date: string): MonthRange {
+  const start = monthStartOf(date);
+  const { year, month } = splitIsoDate(start);
+  return {
+    mes: start.slice(0, 7),
+    start,
+    end: addMonthsToMonthStart(start, 1),
+    last: toIsoDate({ year, month, day: daysInMonth(year, month) }),
+  };
+}
+
+export type CapitaMonth =
+  | ({ kind: 'current' } & MonthRange)
+  | ({ kind: 'past' } & MonthRange)
+  | { kind: 'missing' }
+  | { kind: 'invalid'; raw: string }
+  | { kind: 'future'; mes: string };
+
+/** The `mes` of GET /dashboard/capita.csv: this month, a past month, or why it cannot be used. */
+export function parseCapitaMonth(raw: string | undefined, today: string): CapitaMonth {
+  if (raw === undefined || raw.trim() === '') return { kind: 'missing' };
+  const mes = parseIsoMonth(raw);
+  if (mes === null) return { kind: 'invalid', raw: raw.slice(0, 40) };
+  const current = monthRangeOf(today);
+  if (mes > current.mes) return { kind: 'future', mes };
+  if (mes === current.mes) return { kind: 'current', ...current };
+  return { kind: 'past', ...monthRangeOf(`${mes}-01`) };
+}
+
+/** The date on which mes_capita is counted for a billing month: today for this month, else its last day. */
+export function capitaReferenceDate(month: { kind: 'current' | 'past'; last: string }, today: string): string {
+  return month.kind === 'current' ? today : month.last;
+}
+
+export const CAPITA_MESSAGES = {
+  missing: 'Indique el mes del reporte de cápita (AAAA-MM, por ejemplo 2026-11).',
+  invalid: (raw: string): string => `«${raw}» no es un mes válido. Use el formato AAAA-MM, por ejemplo 2026-11.`,
+  future: (mes: string): string => `El mes ${mes} todavía no ha comenzado: el reporte de cápita solo existe para el mes actual o meses pasados.`,
+  entidad: 'La entidad de salud indicada no existe. Elija ENTITY_A, ENTITY_B o todas.',
+} as const;
+
+/**
+ * The lower bound of fecha_inicio for each mes_capita 1..17 (index 0 is month 1): an ACTIVO Ingreso is in
+ * month m when fecha_inicio >= bound[m-1] and < bound[m-2]; below bound[16] it is month 18. Same rule as
+ * mesCapita, so SQL can bucket with one CASE.
+ */
+export function mesCapitaLowerBounds(today: string): string[] {
+  const thisMonth = monthStartOf(today);
+  return Array.from({ length: MES_CAPITA_MAX - 1 }, (_, i) => addMonthsToMonthStart(thisMonth, -i));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The UTC instant at which a calendar day starts in a time zone, to compare audit timestamps (UTC ISO text)
+// with dates typed by people in TIME_ZONE.
+
+function offsetMinutes(timeZone: string, at: Date): number {
+  const f = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  });
+  const p = Object.fromEntries(f.formatToParts(at).map((x) => [x.type, x.value]));
+  const asUtc = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour) % 24, Number(p.minute), Number(p.second));
+  return Math.round((asUtc - Math.floor(at.getTime() / 1000) * 1000) / 60_000);
+}
+
+/** ISO instant of 00:00 on `date` in `timeZone` ('2026-11-01', 'America/Bogota' → '2026-11-01T05:00:00.000Z'). */
+export function startOfDayUtc(date: string, timeZone: string): string {
+  const { year, month, day } = splitIsoDate(date);
+  const naive = Date.UTC(year, month - 1, day);
+  // Two passes settle days on which the offset changes (daylight saving elsewhere; Bogota has none).
+  let guess = naive - offsetMinutes(timeZone, new Date(naive)) * 60_000;
+  guess = naive - offsetMinutes(timeZone, new Date(guess)) * 60_000;
+  return new Date(guess).toISOString();
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Chart geometry: one bar per mes_capita 1..18, drawn by the server as SVG.
+
+export interface ChartBar {
+  mes: number;
+  count: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** centre of the bar, for the month label under it and the count above it */
+  cx: number;
+}
+
+export interface ChartGeometry {
+  width: number;
+  height: number;
+  /** the plot area: bars stand on baseY and are at most plotHeight tall */
+  left: number;
+  baseY: number;
+  plotHeight: number;
+  max: number;
+  bars: ChartBar[];
+  /** horizontal guide lines with their value */
+  ticks: { value: number; y: number }[];
+}
+
+export const CHART = { width: 720, height: 260, left: 40, right: 10, top: 24, bottom: 36, gap: 6 } as const;
+
+/** The top of the scale: the count itself up to 5, else 1, 2, 5 or 10 times a power of ten at or above it. */
+export function niceMax(max: number): number {
+  if (max <= 0) return 1;
+  if (max <= 5) return Math.ceil(max);
+  const magnitude = 10 ** Math.floor(Math.log10(max));
+  for (const step of [1, 2, 5, 10]) {
+    if (step * magnitude >= max) return step * magnitude;
+  }
+  return 10 * magnitude;
+}
+
+/** Whole-number guide values from 0 to max: every unit up to 5, else quarters, halves or just the ends. */
+export function tickValues(max: number): number[] {
+  if (max <= 5) return Array.from({ length: max + 1 }, (_, i) => i);
+  const parts = max % 4 === 0 ? 4 : max % 2 === 0 ? 2 : 1;
+  return Array.from({ length: parts + 1 }, (_, i) => (max / parts) * i);
+}
+
+/** Geometry of the bar chart for counts by mes_capita (counts[0] is month 1). Integer-rounded to 0.1 px. */
+export function barChartGeometry(counts: readonly number[]): ChartGeometry {
+  const { width, height, left, right, top, bottom, gap } = CHART;
+  const plotWidth = width - left - right;
+  const plotHeight = height - top - bottom;
+  const baseY = height - bottom;
+  const max = niceMax(Math.max(0, ...counts));
+  const slot = plotWidth / counts.length;
+  const round = (n: number) => Math.round(n * 10) / 10;
+  const bars = counts.map((count, i) => {
+    const h = count <= 0 ? 0 : Math.max(1, (count / max) * plotHeight);
+    const x = left + i * slot + gap / 2;
+    return { mes: i + 1, count, x: round(x), y: round(baseY - h), width: round(slot - gap), height: round(h), cx: round(left + i * slot + slot / 2) };
+  });
+  const ticks = tickValues(max).map((value) => ({ value, y: round(baseY - (value / max) * plotHeight) }));
+  return { width, height, left, baseY, plotHeight, max, bars, ticks };
+}

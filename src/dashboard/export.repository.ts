@@ -1,0 +1,89 @@
+// Keyset-paged queries behind the CSV exports of the list pages. The patient filter is the list pages' own
+// (patientListFilter in patient.repository.ts), read in pages of
+// EXPORT_PAGE_SIZE in the lists' order (apellido, nombre, id) instead of pages of ten.
+
+import type { Executor } from '../db/database.js';
+import { patientListFilter } from '../patients/patient.repository.js';
+
+export interface PatientExportQuery {
+  query: string;
+  mesFiltro: number | null;
+  onlyActive: boolean;
+  today: string;
+}
+
+export interface PatientExportRow {
+  id: number;
+  documento: string;
+  tipo_documento: string;
+  nombre: string;
+  apellido: string;
+  programa: string;
+  entidad_salud: string;
+  departamento: string;
+  ciudad: string;
+  apellido_norm: string;
+  nombre_norm: string;
+  /** the ACTIVO Ingreso's fecha_inicio, or null */
+  fecha_inicio: string | null;
+  /** date of the latest monitoring record of the ACTIVO Ingreso (voided ones aside), when asked for */
+  ultimo_monitoreo?: string | null;
+}
+
+/** One page of the patients of a list page, after the keyset `after`. */
+export async function findPatientExportPage(
+  db: Executor,
+  q: PatientExportQuery,
+  after: PatientExportRow | null,
+  limit: number,
+  opts: { lastMonitoring?: boolean } = {},
+): Promise<PatientExportRow[]> {
+  let query = db
+    .selectFrom('patients as p')
+    .leftJoin('ingresos as a', (join) => join.onRef('a.paciente_id', '=', 'p.id').on('a.estado', '=', 'ACTIVO'))
+    .select([
+      'p.id',
+      'p.documento',
+      'p.tipo_documento',
+      'p.nombre',
+      'p.apellido',
+      'p.programa',
+      'p.entidad_salud',
+      'p.departamento',
+      'p.ciudad',
+      'p.apellido_norm',
+      'p.nombre_norm',
+      'a.fecha_inicio',
+    ])
+    .$if(opts.lastMonitoring === true, (qb) =>
+      qb.select((eb) =>
+        eb
+          .selectFrom('exam_records as e')
+          .select((e) => e.fn.max('e.fecha').as('f'))
+          .whereRef('e.ingreso_id', '=', 'a.id')
+          .where('e.kind', '=', 'MONITOREO')
+          .where('e.anulado_at', 'is', null)
+          .as('ultimo_monitoreo'),
+      ),
+    );
+  query = query.where(patientListFilter(db, q));
+  if (after !== null) {
+    query = query.where((eb) =>
+      eb(eb.refTuple('p.apellido_norm', 'p.nombre_norm', 'p.id'), '>', eb.tuple(after.apellido_norm, after.nombre_norm, after.id)),
+    );
+  }
+  const rows = await query.orderBy('p.apellido_norm').orderBy('p.nombre_norm').orderBy('p.id').limit(limit).execute();
+  return rows as PatientExportRow[];
+}
+
+/** Every Ingreso of the given patients, newest first within each patient. */
+export async function findIngresosOfPatients(db: Executor, patientIds: readonly number[]) {
+  if (patientIds.length === 0) return [];
+  return db
+    .selectFrom('ingresos')
+    .select(['id', 'paciente_id', 'estado', 'fecha_inicio', 'fecha_fin', 'motivo'])
+    .where('paciente_id', 'in', patientIds)
+    .orderBy('paciente_id')
+    .orderBy('id', 'desc')
+    .execute();
+}

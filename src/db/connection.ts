@@ -1,0 +1,70 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './database.js';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  readonly db: Kysely<Database>;
+  readonly engine: Engine;
+  /** The SQLite file, for backups; null on PostgreSQL. */
+  readonly sqliteFile: string | null;
+  close(): Promise<void>;
+}
+
+// pg hands back int8 and dates as strings/Date objects; we store dates as text and
+// counts/hundredths as int8, which stay far below 2^53, so numbers are exact.
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => v);
+pg.types.setTypeParser(1082, (v) => v);
+
+export function engineOf(url: string): Engine {
+  if (url.startsWith('sqlite:')) return 'sqlite';
+  if (/^postgres(ql)?:\/\//.test(url)) return 'postgres';
+  throw new Error('DATABASE_URL debe ser sqlite:RUTA o postgres://…');
+}
+
+export function openDatabase(url: string, options: { poolSize?: number } = {}): DatabaseHandle {
+  if (engineOf(url) === 'sqlite') {
+    const file = url.slice('sqlite:'.length);
+    if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const sqlite = new SQLite(file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    // FULL: a committed record survives a power cut, not only a process crash.
+    sqlite.pragma('synchronous = FULL');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return {
+      db,
+      engine: 'sqlite',
+      sqliteFile: file === ':memory:' ? null : path.resolve(file),
+      close: () => db.destroy(),
+    };
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30000,
+  });
+  // A restarted server kills idle clients; without a listener that error would crash the process.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, engine: 'postgres', sqliteFile: null, close: () => db.destroy() };
+}
+
+/** True for errors that mean "the database cannot be reached right now" (answer 503, not 500). */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', 'SQLITE_BUSY'].includes(code)) {
+    return true;
+  }
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(
+    err.message,
+  );
+}

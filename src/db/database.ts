@@ -1,0 +1,14 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { AuditTables } from '../audit/audit.table.js';
+import type { ExamTables } from '../exams/exam.table.js';
+import type { IngresoTables } from '../ingresos/ingreso.table.js';
+import type { PatientTables } from '../patients/patient.table.js';
+import type { UserTables } from '../users/user.table.js';
+
+/** Every table, composed from the features that own them. */
+export interface Database extends UserTables, AuditTables, PatientTables, IngresoTables, ExamTables {}
+
+export type Db = Kysely<Database>;
+export type Trx = Transaction<Database>;
+/** A query runner: the database itself or an open transaction. */
+export type Executor = Db | Trx;

@@ -1,0 +1,134 @@
+import type { Executor, Trx } from '../db/database.js';
+import type { IngresoRow } from '../ingresos/ingreso.table.js';
+import type { ExamRecordRow, NewExamRecordRow } from './exam.table.js';
+
+/** An exam record with the user names of who registered it and, if voided, who voided it. */
+export interface ExamRecordView extends ExamRecordRow {
+  registrado_por_username: string;
+  anulado_por_username: string | null;
+}
+
+/**
+ * The patient's ACTIVO Ingreso, read inside the caller's transaction. On PostgreSQL the row is locked FOR SHARE
+ * until the transaction ends: a concurrent status change waits for it (or, if it committed first, this read
+ * sees the new estado and finds nothing), so a record is never left on a cycle that is no longer ACTIVO. On
+ * SQLite the write transaction is serialised by the engine itself.
+ */
+export async function lockActiveIngreso(trx: Trx, pacienteId: number, engine: 'sqlite' | 'postgres'): Promise<IngresoRow | undefined> {
+  return trx
+    .selectFrom('ingresos')
+    .selectAll()
+    .where('paciente_id', '=', pacienteId)
+    .where('estado', '=', 'ACTIVO')
+    .$if(engine === 'postgres', (qb) => qb.forShare())
+    .executeTakeFirst();
+}
+
+/** Adds a record (the insert trigger also refuses any Ingreso that is not ACTIVO). */
+export async function insertExamRecord(trx: Trx, row: NewExamRecordRow): Promise<number> {
+  const { id } = await trx.insertInto('exam_records').values(row).returning('id').executeTakeFirstOrThrow();
+  return id;
+}
+
+/** One cycle's records, newest first (descending id); voided ones only when asked (the archive view). */
+export async function listCycleRecords(
+  db: Executor,
+  ingresoId: number,
+  options: { includeVoided: boolean },
+): Promise<ExamRecordView[]> {
+  return db
+    .selectFrom('exam_records as e')
+    .innerJoin('users as r', 'r.id', 'e.registrado_por')
+    .leftJoin('users as a', 'a.id', 'e.anulado_por')
+    .selectAll('e')
+    .select(['r.username as registrado_por_username', 'a.username as anulado_por_username'])
+    .where('e.ingreso_id', '=', ingresoId)
+    .$if(!options.includeVoided, (qb) => qb.where('e.anulado_at', 'is', null))
+    .orderBy('e.id', 'desc')
+    .execute();
+}
+
+export interface SeriesRow {
+  id: number;
+  fecha: string;
+  iah: number | null;
+  horas_uso_promedio: number | null;
+  epworth: number | null;
+  isi: number | null;
+}
+
+/** The trend values of one cycle (not voided), in chronological order: by fecha, then by id. */
+export async function listCycleSeries(db: Executor, ingresoId: number): Promise<SeriesRow[]> {
+  return db
+    .selectFrom('exam_records')
+    .select(['id', 'fecha', 'iah', 'horas_uso_promedio', 'epworth', 'isi'])
+    .where('ingreso_id', '=', ingresoId)
+    .where('kind', 'in', ['MONITOREO', 'PSICOLOGIA'])
+    .where('anulado_at', 'is', null)
+    .where((eb) =>
+      eb.or([eb('iah', 'is not', null), eb('horas_uso_promedio', 'is not', null), eb('epworth', 'is not', null), eb('isi', 'is not', null)]),
+    )
+    .orderBy('fecha')
+    .orderBy('id')
+    .execute();
+}
+
+export interface CycleSummary {
+  id: number;
+  fecha_inicio: string;
+  fecha_fin: string | null;
+  estado: string;
+  motivo: string | null;
+  registros: number;
+}
+
+/** All of the patient's Ingresos, newest first, each with its number of records (voided included). */
+export async function listPatientCycles(db: Executor, pacienteId: number): Promise<CycleSummary[]> {
+  return db
+    .selectFrom('ingresos as i')
+    .select((eb) => [
+      'i.id',
+      'i.fecha_inicio',
+      'i.fecha_fin',
+      'i.estado',
+      'i.motivo',
+      eb
+        .selectFrom('exam_records as e')
+        .select(eb.cast<number>(eb.fn.countAll(), 'integer').as('n'))
+        .whereRef('e.ingreso_id', '=', 'i.id')
+        .as('registros'),
+    ])
+    .where('i.paciente_id', '=', pacienteId)
+    .orderBy('i.id', 'desc')
+    .execute() as Promise<CycleSummary[]>;
+}
+
+/** One Ingreso, only if it is the patient's. */
+export async function findIngresoOfPatient(db: Executor, pacienteId: number, ingresoId: number): Promise<IngresoRow | undefined> {
+  return db.selectFrom('ingresos').selectAll().where('id', '=', ingresoId).where('paciente_id', '=', pacienteId).executeTakeFirst();
+}
+
+/** A record with its Ingreso's estado, only if it belongs to one of the patient's Ingresos. */
+export async function findRecordOfPatient(db: Executor, pacienteId: number, recordId: number) {
+  return db
+    .selectFrom('exam_records as e')
+    .innerJoin('ingresos as i', 'i.id', 'e.ingreso_id')
+    .select(['e.id', 'e.kind', 'e.ingreso_id', 'e.anulado_at', 'i.estado'])
+    .where('e.id', '=', recordId)
+    .where('i.paciente_id', '=', pacienteId)
+    .executeTakeFirst();
+}
+
+/** Voids a record once; false when it was already voided (e.g. by a concurrent request). */
+export async function voidExamRecord(
+  trx: Trx,
+  input: { id: number; by: number; at: string; motivo: string },
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('exam_records')
+    .set({ anulado_at: input.at, anulado_por: input.by, motivo_anulacion: input.motivo })
+    .where('id', '=', input.id)
+    .where('anulado_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

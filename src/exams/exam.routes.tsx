@@ -1,0 +1,222 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { recordAudit } from '../audit/audit.repository.js';
+import { findActiveIngreso } from '../ingresos/ingreso.repository.js';
+import { findPatientById, searchPatients } from '../patients/patient.repository.js';
+import { labelOf } from '../patients/patient.rules.js';
+import { parseListQuery } from '../patients/patient.schema.js';
+import type { PatientRow } from '../patients/patient.table.js';
+import { today } from '../web/deps.js';
+import { hasErrors, parseId, readForm } from '../web/form.js';
+import { pageContext, redirectWith, sendPage } from '../web/render.js';
+import {
+  findIngresoOfPatient,
+  findRecordOfPatient,
+  insertExamRecord,
+  listCycleRecords,
+  listCycleSeries,
+  listPatientCycles,
+  lockActiveIngreso,
+  voidExamRecord,
+} from './exam.repository.js';
+import { EXAM_KINDS, type ExamKindValue } from './exam.rules.js';
+import { EXAM_FORM_FIELDS, issuesToErrors, parseExamForm, voidSchema } from './exam.schema.js';
+import type { NewExamRecordRow } from './exam.table.js';
+import { ArchivePage } from './views/archive.page.js';
+import { ClinicalPage } from './views/clinical.page.js';
+import { KIND_PATHS, type PostedForm } from './views/forms.js';
+import { ExamListPage } from './views/list.page.js';
+
+export const EXAM_MSG = {
+  noActivo: 'El paciente no tiene un ingreso ACTIVO (pudo haber cambiado mientras llenaba el formulario): no se guardó el registro.',
+  created: (kind: ExamKindValue) => `Registro de ${labelOf(EXAM_KINDS, kind).toLowerCase()} guardado en el ingreso activo.`,
+  voided: (id: number) => `Registro n.º ${id} anulado. Ya no aparece en la vista clínica y se conserva en el historial del ingreso.`,
+  alreadyVoided: (id: number) => `El registro n.º ${id} ya estaba anulado.`,
+  voidArchived: 'Solo se pueden anular registros del ingreso activo: los ciclos archivados son de solo lectura.',
+  voidMotivo: (error: string) => `No se anuló el registro: indique el motivo de la anulación. ${error}`,
+} as const;
+
+/** Control flow out of a transaction, turned into a response by the route. */
+class NoActiveIngresoError extends Error {}
+class RecordNotFoundError extends Error {}
+class RecordArchivedError extends Error {}
+class RecordAlreadyVoidedError extends Error {}
+
+type PatientParams = { Params: { patientId: string } };
+
+/** Routes under /exams (decisions §7). */
+export async function examRoutes(app: FastifyInstance): Promise<void> {
+  const { db, clock, config, engine } = app.deps;
+  const actorOf = (request: FastifyRequest) => ({ id: request.user!.id, username: request.user!.username });
+  const clinicalUrl = (patientId: number) => `/exams/${patientId}/`;
+
+  /** The patient of the path, or null after answering 404. */
+  const loadPatient = async (request: FastifyRequest, reply: FastifyReply, raw: string): Promise<PatientRow | null> => {
+    const id = parseId(raw);
+    const patient = id === null ? undefined : await findPatientById(db, id);
+    if (!patient) {
+      await reply.callNotFound();
+      return null;
+    }
+    return patient;
+  };
+
+  /** Renders the clinical view (after a GET, or with a posted form's errors) and records the view. */
+  const sendClinical = async (request: FastifyRequest, reply: FastifyReply, patient: PatientRow, posted?: PostedForm) => {
+    const t = today(app.deps);
+    const active = (await findActiveIngreso(db, patient.id)) ?? null;
+    const [records, series, cycles] = await Promise.all([
+      active ? listCycleRecords(db, active.id, { includeVoided: false }) : [],
+      active ? listCycleSeries(db, active.id) : [],
+      listPatientCycles(db, patient.id),
+    ]);
+    await recordAudit(db, {
+      at: clock.now(),
+      actor: actorOf(request),
+      action: 'exam.view_clinical',
+      entityType: 'patient',
+      entityId: patient.id,
+      patientId: patient.id,
+      changes: { ingreso_id: active?.id ?? null, registros: records.length },
+      requestId: String(request.id),
+    });
+    return sendPage(
+      reply,
+      <ClinicalPage
+        ctx={pageContext(request, reply)}
+        data={{ patient, today: t, timeZone: config.timeZone, active, records, series, cycles, posted }}
+      />,
+    );
+  };
+
+  app.get('/', async (request, reply) => {
+    const { query, page } = parseListQuery(request.query);
+    const result = await searchPatients(db, { query, onlyActive: true, page, today: today(app.deps) });
+    return sendPage(reply, <ExamListPage ctx={pageContext(request, reply)} query={query} result={result} />);
+  });
+
+  app.get<PatientParams>('/:patientId/', async (request, reply) => {
+    const patient = await loadPatient(request, reply, request.params.patientId);
+    if (!patient) return reply;
+    return sendClinical(request, reply, patient);
+  });
+
+  for (const { value: kind } of EXAM_KINDS) {
+    app.post<PatientParams>(`/:patientId/${KIND_PATHS[kind]}/`, async (request, reply) => {
+      const patient = await loadPatient(request, reply, request.params.patientId);
+      if (!patient) return reply;
+      // No ACTIVO Ingreso: nothing to attach the record to, and the view would have no form to show errors in.
+      if (!(await findActiveIngreso(db, patient.id))) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.noActivo);
+
+      const form = readForm(request.body, EXAM_FORM_FIELDS[kind]);
+      const result = parseExamForm(kind, form.values, today(app.deps));
+      const errors = { ...(result.ok ? {} : result.errors), ...form.errors };
+      if (!result.ok || hasErrors(errors)) return sendClinical(request, reply, patient, { kind, values: form.values, errors });
+
+      const now = clock.now();
+      const user = actorOf(request);
+      try {
+        await db.transaction().execute(async (trx) => {
+          // Re-checked under a lock: a status change racing this post never leaves a record on a closed cycle.
+          const active = await lockActiveIngreso(trx, patient.id, engine);
+          if (!active) throw new NoActiveIngresoError();
+          const row: NewExamRecordRow = {
+            ...result.parsed.data,
+            ingreso_id: active.id,
+            kind,
+            registrado_por: user.id,
+            created_at: now.toISOString(),
+          };
+          const id = await insertExamRecord(trx, row);
+          const changes: Record<string, [null, unknown]> = {};
+          for (const [k, v] of Object.entries(row)) if (v !== null && k !== 'created_at') changes[k] = [null, v];
+          await recordAudit(trx, {
+            at: now,
+            actor: user,
+            action: 'exam.create',
+            entityType: 'exam_record',
+            entityId: id,
+            patientId: patient.id,
+            changes,
+            requestId: String(request.id),
+          });
+        });
+      } catch (err) {
+        if (err instanceof NoActiveIngresoError) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.noActivo);
+        throw err;
+      }
+      return redirectWith(reply, clinicalUrl(patient.id), 'success', EXAM_MSG.created(kind));
+    });
+  }
+
+  app.post<{ Params: { patientId: string; recordId: string } }>('/:patientId/registro/:recordId/anular/', async (request, reply) => {
+    const patient = await loadPatient(request, reply, request.params.patientId);
+    if (!patient) return reply;
+    const recordId = parseId(request.params.recordId);
+    if (recordId === null || !(await findRecordOfPatient(db, patient.id, recordId))) return reply.callNotFound();
+
+    const form = readForm(request.body, ['motivo_anulacion']);
+    const parsed = voidSchema.safeParse(form.values);
+    const formError = form.errors.motivo_anulacion ?? form.errors._form ?? (parsed.success ? undefined : issuesToErrors(parsed.error).motivo_anulacion);
+    if (formError || !parsed.success) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.voidMotivo(formError ?? ''));
+
+    const now = clock.now();
+    const user = actorOf(request);
+    try {
+      await db.transaction().execute(async (trx) => {
+        const active = await lockActiveIngreso(trx, patient.id, engine);
+        const record = await findRecordOfPatient(trx, patient.id, recordId);
+        if (!record) throw new RecordNotFoundError();
+        if (!active || record.ingreso_id !== active.id) throw new RecordArchivedError();
+        const motivo = parsed.data.motivo_anulacion;
+        if (!(await voidExamRecord(trx, { id: recordId, by: user.id, at: now.toISOString(), motivo }))) throw new RecordAlreadyVoidedError();
+        await recordAudit(trx, {
+          at: now,
+          actor: user,
+          action: 'exam.void',
+          entityType: 'exam_record',
+          entityId: recordId,
+          patientId: patient.id,
+          changes: { anulado_at: [null, now.toISOString()], anulado_por: [null, user.id], motivo_anulacion: [null, motivo] },
+          requestId: String(request.id),
+        });
+      });
+    } catch (err) {
+      if (err instanceof RecordNotFoundError) return reply.callNotFound();
+      if (err instanceof RecordArchivedError) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.voidArchived);
+      if (err instanceof RecordAlreadyVoidedError) return redirectWith(reply, clinicalUrl(patient.id), 'info', EXAM_MSG.alreadyVoided(recordId));
+      throw err;
+    }
+    return redirectWith(reply, clinicalUrl(patient.id), 'success', EXAM_MSG.voided(recordId));
+  });
+
+  app.get<{ Params: { patientId: string; ingresoId: string } }>('/:patientId/ingreso/:ingresoId/', async (request, reply) => {
+    const patient = await loadPatient(request, reply, request.params.patientId);
+    if (!patient) return reply;
+    const ingresoId = parseId(request.params.ingresoId);
+    const ingreso = ingresoId === null ? undefined : await findIngresoOfPatient(db, patient.id, ingresoId);
+    if (!ingreso) return reply.callNotFound();
+    const [records, cycles] = await Promise.all([listCycleRecords(db, ingreso.id, { includeVoided: true }), listPatientCycles(db, patient.id)]);
+    await recordAudit(db, {
+      at: clock.now(),
+      actor: actorOf(request),
+      action: 'exam.view_archive',
+      entityType: 'ingreso',
+      entityId: ingreso.id,
+      patientId: patient.id,
+      changes: { estado: ingreso.estado, registros: records.length },
+      requestId: String(request.id),
+    });
+    return sendPage(
+      reply,
+      <ArchivePage
+        ctx={pageContext(request, reply)}
+        patient={patient}
+        ingreso={ingreso}
+        records={records}
+        cycles={cycles}
+        today={today(app.deps)}
+        timeZone={config.timeZone}
+      />,
+    );
+  });
+}

@@ -1,0 +1,155 @@
+// The exam forms of decisions §7 as zod schemas: each field goes from the posted text to the stored value
+// (decimals as integer hundredths, blank optional values as null), with its Spanish error message.
+
+import { z } from 'zod';
+import { matchChoice, type Choice } from '../patients/patient.rules.js';
+import { parseDecimalHundredths } from '../shared/decimal.js';
+import { formatDateEs, parseIsoDate } from '../shared/dates.js';
+import type { FieldErrors, FormValues } from '../web/fields.js';
+import {
+  EXAM_TEXT_MAX,
+  MONITOREO_MAX_HUNDREDTHS,
+  PSICOLOGIA_RANGES,
+  TIPOS_MONITOREO,
+  TIPOS_SESION,
+  type ExamKindValue,
+} from './exam.rules.js';
+
+export const MSG = {
+  required: 'Este campo es obligatorio.',
+  fechaRequired: 'La fecha es obligatoria.',
+  fechaInvalid: 'Ingrese una fecha válida (AAAA-MM-DD).',
+  fechaFuture: (today: string) => `La fecha no puede ser posterior a hoy (${formatDateEs(today)}).`,
+  choice: 'Seleccione una opción de la lista.',
+  integer: (min: number, max: number) => `Ingrese un número entero entre ${min} y ${max}.`,
+  tooLong: (max: number) => `Máximo ${max} caracteres.`,
+} as const;
+
+type Issue = { message: string };
+type Ctx = { addIssue: (issue: Issue & { code: 'custom' }) => void };
+const fail = (ctx: Ctx, message: string) => {
+  ctx.addIssue({ code: 'custom', message });
+  return z.NEVER;
+};
+
+const fecha = (today: string) =>
+  z.string().transform((raw, ctx) => {
+    const s = raw.trim();
+    if (s === '') return fail(ctx, MSG.fechaRequired);
+    const date = parseIsoDate(s);
+    if (date === null) return fail(ctx, MSG.fechaInvalid);
+    if (date > today) return fail(ctx, MSG.fechaFuture(today));
+    return date;
+  });
+
+// Matched like the patient form's choices (case and accents ignored), stored in the listed form.
+const choice = <V extends string>(choices: readonly Choice<V>[]) =>
+  z.string().transform((raw, ctx): V => {
+    if (raw.trim() === '') return fail(ctx, MSG.required);
+    return matchChoice(choices, raw) ?? fail(ctx, MSG.choice);
+  });
+
+const optionalDecimal = (maxHundredths: number) =>
+  z.string().transform((raw, ctx): number | null => {
+    if (raw.trim() === '') return null;
+    const parsed = parseDecimalHundredths(raw, maxHundredths);
+    return parsed.ok ? parsed.value : fail(ctx, parsed.error);
+  });
+
+const optionalInteger = ([min, max]: readonly [number, number]) =>
+  z.string().transform((raw, ctx): number | null => {
+    const s = raw.trim();
+    if (s === '') return null;
+    if (!/^\d{1,4}$/.test(s)) return fail(ctx, MSG.integer(min, max));
+    const n = Number(s);
+    return n >= min && n <= max ? n : fail(ctx, MSG.integer(min, max));
+  });
+
+const optionalText = (max: number) =>
+  z.string().transform((raw, ctx): string | null => {
+    const s = raw.trim();
+    if (s === '') return null;
+    return s.length <= max ? s : fail(ctx, MSG.tooLong(max));
+  });
+
+const requiredText = (max: number) =>
+  z.string().transform((raw, ctx): string => {
+    const s = raw.trim();
+    if (s === '') return fail(ctx, MSG.required);
+    return s.length <= max ? s : fail(ctx, MSG.tooLong(max));
+  });
+
+export function monitoreoSchema(today: string) {
+  return z.object({
+    fecha: fecha(today),
+    tipo: choice(TIPOS_MONITOREO),
+    iah: optionalDecimal(MONITOREO_MAX_HUNDREDTHS.iah),
+    saturacion_minima: optionalDecimal(MONITOREO_MAX_HUNDREDTHS.saturacion_minima),
+    horas_uso_promedio: optionalDecimal(MONITOREO_MAX_HUNDREDTHS.horas_uso_promedio),
+    porcentaje_noches_4h: optionalDecimal(MONITOREO_MAX_HUNDREDTHS.porcentaje_noches_4h),
+    presion_cmh2o: optionalDecimal(MONITOREO_MAX_HUNDREDTHS.presion_cmh2o),
+    fuga_lpm: optionalDecimal(MONITOREO_MAX_HUNDREDTHS.fuga_lpm),
+    observaciones: optionalText(EXAM_TEXT_MAX.observaciones),
+  });
+}
+
+export function psicologiaSchema(today: string) {
+  return z.object({
+    fecha: fecha(today),
+    tipo_sesion: choice(TIPOS_SESION),
+    numero_sesion: optionalInteger(PSICOLOGIA_RANGES.numero_sesion),
+    isi: optionalInteger(PSICOLOGIA_RANGES.isi),
+    epworth: optionalInteger(PSICOLOGIA_RANGES.epworth),
+    observaciones: optionalText(EXAM_TEXT_MAX.observaciones),
+  });
+}
+
+export function otroSchema(today: string) {
+  return z.object({
+    fecha: fecha(today),
+    nombre_examen: requiredText(EXAM_TEXT_MAX.nombre_examen),
+    resultado: optionalText(EXAM_TEXT_MAX.resultado),
+    observaciones: optionalText(EXAM_TEXT_MAX.observaciones),
+  });
+}
+
+export const voidSchema = z.object({ motivo_anulacion: requiredText(EXAM_TEXT_MAX.motivo_anulacion) });
+
+export type MonitoreoInput = z.output<ReturnType<typeof monitoreoSchema>>;
+export type PsicologiaInput = z.output<ReturnType<typeof psicologiaSchema>>;
+export type OtroInput = z.output<ReturnType<typeof otroSchema>>;
+
+const SCHEMAS = { MONITOREO: monitoreoSchema, PSICOLOGIA: psicologiaSchema, OTRO: otroSchema } as const;
+
+/** The posted field names of each kind's form, in form order (what readForm accepts). */
+export const EXAM_FORM_FIELDS: Record<ExamKindValue, readonly string[]> = {
+  MONITOREO: Object.keys(monitoreoSchema('2000-01-01').shape),
+  PSICOLOGIA: Object.keys(psicologiaSchema('2000-01-01').shape),
+  OTRO: Object.keys(otroSchema('2000-01-01').shape),
+};
+
+export type ParsedExam =
+  | { kind: 'MONITOREO'; data: MonitoreoInput }
+  | { kind: 'PSICOLOGIA'; data: PsicologiaInput }
+  | { kind: 'OTRO'; data: OtroInput };
+
+/** Zod issues as one message per field (the first), keyed by field name. */
+export function issuesToErrors(error: z.ZodError): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of error.issues) {
+    const key = String(issue.path[0] ?? '_form');
+    errors[key] ??= issue.message;
+  }
+  return errors;
+}
+
+/** Validates one kind's form against `today` (the configured zone's date): the values to store, or field errors. */
+export function parseExamForm(
+  kind: ExamKindValue,
+  values: FormValues,
+  today: string,
+): { ok: true; parsed: ParsedExam } | { ok: false; errors: FieldErrors } {
+  const result = SCHEMAS[kind](today).safeParse(values);
+  if (!result.success) return { ok: false, errors: issuesToErrors(result.error) };
+  return { ok: true, parsed: { kind, data: result.data } as ParsedExam };
+}

@@ -1,0 +1,85 @@
+import type { IngresoRow } from '../../ingresos/ingreso.table.js';
+import { mesCapita } from '../../ingresos/ingreso.rules.js';
+import type { PatientRow } from '../../patients/patient.table.js';
+import { labelOf } from '../../patients/patient.rules.js';
+import { formatDateEs } from '../../shared/dates.js';
+import { EXAM_KINDS } from '../exam.rules.js';
+import { Layout } from '../../web/layout.js';
+import type { PageContext } from '../../web/render.js';
+import type { CycleSummary, ExamRecordView, SeriesRow } from '../exam.repository.js';
+import { CycleList, EstadoBadge, fullName, PatientSummary, RecordTimeline } from './components.js';
+import { ExamForms, KIND_PATHS, type PostedForm } from './forms.js';
+import { Trends } from './trends.js';
+
+export interface ClinicalViewData {
+  patient: PatientRow;
+  today: string;
+  timeZone: string;
+  /** The ACTIVO Ingreso, or null. */
+  active: IngresoRow | null;
+  records: ExamRecordView[];
+  series: SeriesRow[];
+  cycles: CycleSummary[];
+  posted?: PostedForm;
+}
+
+/** GET /exams/<patient_id>/: the patient, the ACTIVO cycle's records newest first, trends and the forms. */
+export function ClinicalPage({ ctx, data }: { ctx: PageContext; data: ClinicalViewData }) {
+  const { patient, today, active, cycles } = data;
+  const suspended = cycles.find((c) => c.estado === 'SUSPENDIDO');
+  return (
+    <Layout ctx={ctx} title={`Vista clínica · ${fullName(patient)}`}>
+      <p>
+        <a href="/exams/">← Exámenes</a>
+      </p>
+      <h1>Vista clínica: {fullName(patient)}</h1>
+      {data.posted && (
+        <div class="message message-error" role="alert" data-message-level="error">
+          No se guardó el registro de {labelOf(EXAM_KINDS, data.posted.kind).toLowerCase()}: revise los campos marcados.{' '}
+          <a href={`#form-${KIND_PATHS[data.posted.kind]}`}>Ir al formulario</a>
+        </div>
+      )}
+      <section class="card" aria-label="Resumen del paciente">
+        <PatientSummary patient={patient} today={today} />
+        {active && (
+          <p class="active-ingreso" data-ingreso-id={String(active.id)} data-estado="ACTIVO">
+            Ingreso #{active.id} <EstadoBadge estado="ACTIVO" /> desde {formatDateEs(active.fecha_inicio)} · mes de cápita{' '}
+            <strong data-mes-capita={String(mesCapita(active.fecha_inicio, today))}>{mesCapita(active.fecha_inicio, today)}</strong>
+          </p>
+        )}
+      </section>
+      {active ? (
+        <>
+          <Trends series={data.series} />
+          <section aria-labelledby="timeline_h">
+            <h2 id="timeline_h">Registros del ingreso actual</h2>
+            <p class="actions">
+              Agregar: <a href="#form-monitoreo">Monitoreo</a> · <a href="#form-psicologia">Psicología</a> ·{' '}
+              <a href="#form-otros">Otro examen</a>
+            </p>
+            <RecordTimeline ctx={ctx} patientId={patient.id} records={data.records} voidable timeZone={data.timeZone} />
+          </section>
+          <ExamForms ctx={ctx} patientId={patient.id} today={today} posted={data.posted} />
+        </>
+      ) : (
+        <div class="message message-info no-activo" data-no-activo="true">
+          <p>
+            <strong>El paciente no tiene un ingreso ACTIVO.</strong> No se muestran registros ni se pueden agregar nuevos
+            exámenes.
+          </p>
+          {suspended && (
+            <p>
+              El ingreso #{suspended.id} está SUSPENDIDO. Para registrar exámenes, reactívelo en{' '}
+              <a href="/patients/follow">Seguimiento</a>.
+            </p>
+          )}
+          {cycles.length > 0 && <p>Los registros de ciclos anteriores se consultan en la lista de ingresos de abajo.</p>}
+        </div>
+      )}
+      <section aria-labelledby="cycles_h">
+        <h2 id="cycles_h">Ingresos del paciente</h2>
+        <CycleList patientId={patient.id} cycles={cycles} />
+      </section>
+    </Layout>
+  );
+}

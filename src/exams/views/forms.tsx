@@ -1,0 +1,97 @@
+// The three forms that add a record to the ACTIVO Ingreso. Only the form that was posted carries the typed
+// values and field errors back; the others start fresh.
+
+import type { ComponentChildren } from 'preact';
+import { FormError, SelectField, TextAreaField, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { CsrfField } from '../../web/layout.js';
+import type { PageContext } from '../../web/render.js';
+import { EXAM_TEXT_MAX, TIPOS_MONITOREO, TIPOS_SESION, type ExamKindValue } from '../exam.rules.js';
+
+export interface PostedForm {
+  kind: ExamKindValue;
+  values: FormValues;
+  errors: FieldErrors;
+}
+
+/** The path segment of each kind's POST endpoint. */
+export const KIND_PATHS: Record<ExamKindValue, string> = { MONITOREO: 'monitoreo', PSICOLOGIA: 'psicologia', OTRO: 'otros' };
+
+function ExamForm({
+  ctx,
+  patientId,
+  kind,
+  title,
+  errors,
+  children,
+}: {
+  ctx: PageContext;
+  patientId: number;
+  kind: ExamKindValue;
+  title: string;
+  errors: FieldErrors;
+  children: ComponentChildren;
+}) {
+  const path = KIND_PATHS[kind];
+  return (
+    <form method="post" action={`/exams/${patientId}/${path}/`} id={`form-${path}`} class="card exam-form" data-exam-form={kind}>
+      <h3>{title}</h3>
+      <CsrfField ctx={ctx} />
+      <FormError errors={errors} />
+      {children}
+      <div class="actions">
+        <button type="submit" class="button primary">
+          Guardar
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function ExamForms({ ctx, patientId, today, posted }: { ctx: PageContext; patientId: number; today: string; posted?: PostedForm }) {
+  const state = (kind: ExamKindValue) => {
+    const prefix = `${KIND_PATHS[kind]}_`;
+    if (posted?.kind === kind) return { values: posted.values, errors: posted.errors, idPrefix: prefix };
+    return { values: { fecha: today }, errors: {}, idPrefix: prefix };
+  };
+  const m = state('MONITOREO');
+  const p = state('PSICOLOGIA');
+  const o = state('OTRO');
+  const decimal = { inputMode: 'decimal' };
+  const whole = { inputMode: 'numeric' };
+  return (
+    <section class="exam-forms" aria-labelledby="forms_h">
+      <h2 id="forms_h">Agregar un registro</h2>
+      <div class="grid-2">
+        <ExamForm ctx={ctx} patientId={patientId} kind="MONITOREO" title="Monitoreo" errors={m.errors}>
+          <TextField {...m} name="fecha" label="Fecha" type="date" required />
+          <SelectField {...m} name="tipo" label="Tipo" choices={TIPOS_MONITOREO} required />
+          <div class="fields">
+            <TextField {...m} {...decimal} name="iah" label="IAH (eventos/h)" hint="0 a 200" />
+            <TextField {...m} {...decimal} name="saturacion_minima" label="Saturación mínima (%)" hint="0 a 100" />
+            <TextField {...m} {...decimal} name="horas_uso_promedio" label="Horas de uso promedio" hint="0 a 24" />
+            <TextField {...m} {...decimal} name="porcentaje_noches_4h" label="Noches con uso ≥ 4 h (%)" hint="0 a 100" />
+            <TextField {...m} {...decimal} name="presion_cmh2o" label="Presión (cmH₂O)" hint="0 a 30" />
+            <TextField {...m} {...decimal} name="fuga_lpm" label="Fuga (L/min)" hint="0 a 200" />
+          </div>
+          <TextAreaField {...m} name="observaciones" label="Observaciones" maxLength={EXAM_TEXT_MAX.observaciones} />
+        </ExamForm>
+        <ExamForm ctx={ctx} patientId={patientId} kind="PSICOLOGIA" title="Psicología" errors={p.errors}>
+          <TextField {...p} name="fecha" label="Fecha" type="date" required />
+          <SelectField {...p} name="tipo_sesion" label="Tipo de sesión" choices={TIPOS_SESION} required />
+          <div class="fields">
+            <TextField {...p} {...whole} name="numero_sesion" label="Número de sesión" hint="1 a 50" />
+            <TextField {...p} {...whole} name="isi" label="ISI (índice de severidad del insomnio)" hint="0 a 28" />
+            <TextField {...p} {...whole} name="epworth" label="Epworth (somnolencia)" hint="0 a 24" />
+          </div>
+          <TextAreaField {...p} name="observaciones" label="Observaciones" maxLength={EXAM_TEXT_MAX.observaciones} />
+        </ExamForm>
+        <ExamForm ctx={ctx} patientId={patientId} kind="OTRO" title="Otro examen" errors={o.errors}>
+          <TextField {...o} name="fecha" label="Fecha" type="date" required />
+          <TextField {...o} name="nombre_examen" label="Nombre del examen" required maxLength={EXAM_TEXT_MAX.nombre_examen} />
+          <TextAreaField {...o} name="resultado" label="Resultado" maxLength={EXAM_TEXT_MAX.resultado} />
+          <TextAreaField {...o} name="observaciones" label="Observaciones" maxLength={EXAM_TEXT_MAX.observaciones} />
+        </ExamForm>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,230 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { recordAudit } from '../audit/audit.repository.js';
+import { diffFields } from '../audit/audit.rules.js';
+import { today } from '../web/deps.js';
+import { sendErrorPage } from '../web/errors.js';
+import type { FieldErrors, FormValues } from '../web/fields.js';
+import { parseId, readForm } from '../web/form.js';
+import { pageContext, redirectWith, sendPage } from '../web/render.js';
+import { searchPatients } from '../patients/patient.repository.js';
+import { listUrl, parseListQuery } from '../patients/patient.schema.js';
+import {
+  applyStatusChange,
+  CycleAlreadyOpenError,
+  findCycleState,
+  findIngresoForChange,
+  listHistoryOfIngresos,
+  listIngresosOfPatients,
+  openIngreso,
+  type HistoryEntry,
+} from './ingreso.repository.js';
+import {
+  decideNewCycle,
+  decideStatusChange,
+  isEstado,
+  newCycleMessage,
+  statusChangeMessage,
+  type Estado,
+  type NewCycleDecision,
+  type StatusChangeDecision,
+} from './ingreso.rules.js';
+import { FOLLOW_PATH } from './views/follow.links.js';
+import { FollowPage, type FollowPatient } from './views/follow.page.js';
+import type { IngresoRow } from './ingreso.table.js';
+
+/** Fields the follow page's forms send besides their own: where to come back to (search and page). */
+const RETURN_FIELDS = ['query_search', 'page'] as const;
+const STATUS_FIELDS = ['fecha_terminacion', 'motivo_estado', ...RETURN_FIELDS];
+const NEW_CYCLE_FIELDS = ['fecha_inicio', ...RETURN_FIELDS];
+
+const FIELD_LABELS: Record<string, string> = {
+  fecha_terminacion: 'Fecha de terminación',
+  motivo_estado: 'Motivo',
+  fecha_inicio: 'Fecha de inicio',
+};
+
+/** How many times a status change is re-decided when a concurrent change got there first. */
+const MAX_ATTEMPTS = 3;
+const RACED = 'El ingreso cambió mientras se procesaba la solicitud. Revise su estado y vuelva a intentarlo.';
+
+/** Problems of a malformed submission (repeated or unknown fields…), as sentences; the return fields only lose their value. */
+function formProblems(errors: FieldErrors): string[] {
+  return Object.entries(errors)
+    .filter(([name]) => !(RETURN_FIELDS as readonly string[]).includes(name))
+    .map(([name, text]) => (name === '_form' ? text : `${FIELD_LABELS[name] ?? name}: ${text}`));
+}
+
+/** /patients/follow, keeping the search and page the form came from (when they were sent and well-formed). */
+function backTo(values: FormValues, errors: FieldErrors): string {
+  const page = errors.page ? null : parseId((values.page ?? '').trim());
+  return listUrl(FOLLOW_PATH, {
+    query_search: errors.query_search ? '' : (values.query_search ?? '').trim(),
+    page: page !== null && page > 1 ? page : null,
+  });
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => number): Map<number, T[]> {
+  const map = new Map<number, T[]>();
+  for (const item of items) {
+    const list = map.get(key(item));
+    if (list) list.push(item);
+    else map.set(key(item), [item]);
+  }
+  return map;
+}
+
+const actorOf = (request: FastifyRequest) => (request.user ? { id: request.user.id, username: request.user.username } : null);
+
+/** Routes under /patients: the Ingreso lifecycle endpoints (decisions §6) and the follow page (/patients/follow). */
+export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
+  const { db, clock } = app.deps;
+
+  // GET /patients/follow (and /patients/follow/: the router ignores the trailing slash).
+  app.get('/follow', async (request, reply) => {
+    const filters = parseListQuery(request.query);
+    const todayDate = today(app.deps);
+    const result = await searchPatients(db, { query: filters.query, onlyActive: false, page: filters.page, today: todayDate });
+    // One query for the page's Ingresos and one for their history, never one per patient.
+    const ingresos = await listIngresosOfPatients(db, result.rows.map((r) => r.id));
+    const history = groupBy(await listHistoryOfIngresos(db, ingresos.map((i) => i.id)), (h: HistoryEntry) => h.ingreso_id);
+    const byPatient = groupBy(ingresos, (i: IngresoRow) => i.paciente_id);
+    const patients: FollowPatient[] = result.rows.map((patient) => ({ patient, ingresos: byPatient.get(patient.id) ?? [] }));
+    return sendPage(
+      reply,
+      <FollowPage
+        ctx={pageContext(request, reply)}
+        query={filters.query}
+        result={result}
+        patients={patients}
+        history={history}
+        today={todayDate}
+        timeZone={app.deps.config.timeZone}
+      />,
+    );
+  });
+
+  // The follow page only reads; without this, POST would reach the patient update route (/patients/:id/).
+  app.post('/follow', async (request, reply) => {
+    reply.header('Allow', 'GET, HEAD');
+    return sendErrorPage(request, reply, 405);
+  });
+
+  app.post('/ingreso/estado/:entryId/:newStatus/', async (request, reply) => {
+    const params = request.params as { entryId: string; newStatus: string };
+    const ingresoId = parseId(params.entryId);
+    const target = params.newStatus;
+    // Unknown or non-numeric id, or a status word not in the table: 404 page.
+    if (ingresoId === null || !isEstado(target)) return sendErrorPage(request, reply, 404);
+    const { values, errors } = readForm(request.body, STATUS_FIELDS);
+    const back = backTo(values, errors);
+
+    const found = await findIngresoForChange(db, ingresoId);
+    if (!found) return sendErrorPage(request, reply, 404);
+    const problems = formProblems(errors);
+    if (problems.length > 0) {
+      const msg = statusChangeMessage({ kind: 'invalid', to: target, errors: problems }, found.nombre);
+      return redirectWith(reply, back, msg.level, msg.text);
+    }
+
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const outcome = await db.transaction().execute(async (trx) => {
+        // Re-read inside the transaction: the decision is made on the state the update is conditional on.
+        const ingreso = await findIngresoForChange(trx, ingresoId);
+        if (!ingreso) return null;
+        const todayDate = today(app.deps);
+        const decision: StatusChangeDecision = decideStatusChange({
+          current: ingreso.estado,
+          target,
+          fecha_terminacion: values.fecha_terminacion,
+          motivo_estado: values.motivo_estado,
+          fechaInicio: ingreso.fecha_inicio,
+          today: todayDate,
+        });
+        if (decision.kind !== 'apply') return { decision, nombre: ingreso.nombre };
+        const at = clock.now();
+        const applied = await applyStatusChange(trx, {
+          ingresoId,
+          from: decision.from,
+          to: decision.to,
+          fechaFin: decision.fecha_fin,
+          motivo: decision.motivo,
+          fecha: decision.fecha_fin ?? todayDate,
+          userId: request.user?.id ?? null,
+          now: at.toISOString(),
+        });
+        if (!applied) return 'raced' as const;
+        await recordAudit(trx, {
+          at,
+          actor: actorOf(request),
+          action: 'ingreso.status',
+          entityType: 'ingreso',
+          entityId: ingresoId,
+          patientId: ingreso.paciente_id,
+          changes: diffFields(
+            { estado: decision.from, fecha_fin: ingreso.fecha_fin, motivo: ingreso.motivo },
+            { estado: decision.to, fecha_fin: decision.fecha_fin, motivo: decision.motivo },
+          ),
+          requestId: String(request.id),
+        });
+        return { decision, nombre: ingreso.nombre };
+      });
+      if (outcome === null) return sendErrorPage(request, reply, 404);
+      if (outcome === 'raced') continue;
+      const msg = statusChangeMessage(outcome.decision, outcome.nombre);
+      return redirectWith(reply, back, msg.level, msg.text);
+    }
+    return redirectWith(reply, back, 'error', RACED);
+  });
+
+  app.post('/ingreso/nuevo/:patientId/', async (request, reply) => {
+    const pacienteId = parseId((request.params as { patientId: string }).patientId);
+    if (pacienteId === null) return sendErrorPage(request, reply, 404);
+    const { values, errors } = readForm(request.body, NEW_CYCLE_FIELDS);
+    const back = backTo(values, errors);
+
+    const state = await findCycleState(db, pacienteId);
+    if (!state) return sendErrorPage(request, reply, 404);
+    const problems = formProblems(errors);
+    if (problems.length > 0) {
+      return redirectWith(reply, back, 'error', `No se pudo iniciar el ciclo. ${problems.join(' ')}`);
+    }
+
+    let decision: NewCycleDecision;
+    try {
+      // The transaction has ended (rolled back) before the catch runs, so on PostgreSQL the refused insert
+      // never leaves an aborted transaction behind.
+      decision = await db.transaction().execute(async (trx) => {
+        const current = (await findCycleState(trx, pacienteId)) ?? state;
+        const d = decideNewCycle({
+          fecha_inicio: values.fecha_inicio,
+          openEstados: current.openEstados,
+          latestFechaFin: current.latestFechaFin,
+        });
+        if (d.kind !== 'ok') return d;
+        const at = clock.now();
+        const ingresoId = await openIngreso(trx, {
+          pacienteId,
+          fechaInicio: d.fecha_inicio,
+          userId: request.user?.id ?? null,
+          now: at.toISOString(),
+        });
+        await recordAudit(trx, {
+          at,
+          actor: actorOf(request),
+          action: 'ingreso.open',
+          entityType: 'ingreso',
+          entityId: ingresoId,
+          patientId: pacienteId,
+          changes: { estado: [null, 'ACTIVO' satisfies Estado], fecha_inicio: [null, d.fecha_inicio] },
+          requestId: String(request.id),
+        });
+        return d;
+      });
+    } catch (err) {
+      if (!(err instanceof CycleAlreadyOpenError)) throw err;
+      decision = { kind: 'pending_process' };
+    }
+    const msg = newCycleMessage(decision, state.nombre);
+    return redirectWith(reply, back, msg.level, msg.text);
+  });
+}

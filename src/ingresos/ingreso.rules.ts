@@ -1,0 +1,271 @@
+// Pure rules of the Ingreso (program cycle): program month, the month filter, and the lifecycle decisions of
+// decisions.md §6. No I/O: "today" is always an argument ('YYYY-MM-DD' in the configured zone).
+
+import { addMonthsToMonthStart, formatDateEs, monthStartOf, parseIsoDate } from '../shared/dates.js';
+
+export const ESTADOS = ['ACTIVO', 'SUSPENDIDO', 'TERMINADO'] as const;
+export type Estado = (typeof ESTADOS)[number];
+
+/** Estados that count as a pending process: they block a new cycle (at most one per patient, DB-enforced). */
+export const OPEN_ESTADOS: readonly Estado[] = ['ACTIVO', 'SUSPENDIDO'];
+
+export function isEstado(x: unknown): x is Estado {
+  return typeof x === 'string' && (ESTADOS as readonly string[]).includes(x);
+}
+
+export const MES_CAPITA_MAX = 18;
+/** Longest accepted motivo: the spec says "text"; this only stops absurd input (decisions §10). */
+export const MOTIVO_MAX_LENGTH = 2000;
+
+const YEAR_MONTH = /^(\d{4})-(\d{2})/;
+
+/**
+ * Program month, exactly the spec: empty → 0; else (ty - sy) * 12 + (tm - sm) + 1 clamped to 1..18.
+ * The day of the month plays no part (started 31 Oct, on 1 Nov it is month 2). A value that does not start
+ * with 'YYYY-MM' also gives 0: there is no month to count from, and a list page must not fail over it.
+ */
+export function mesCapita(fechaInicio: string | null, today: string): number {
+  if (fechaInicio === null) return 0;
+  const start = YEAR_MONTH.exec(fechaInicio.trim());
+  if (!start) return 0;
+  const now = YEAR_MONTH.exec(today);
+  if (!now) throw new RangeError(`today must be YYYY-MM-DD: ${JSON.stringify(today)}`);
+  const raw = (Number(now[1]) - Number(start[1])) * 12 + (Number(now[2]) - Number(start[2])) + 1;
+  return Math.min(MES_CAPITA_MAX, Math.max(1, raw));
+}
+
+export interface DateRange {
+  /** inclusive lower bound on fecha_inicio, or null for no lower bound */
+  from: string | null;
+  /** exclusive upper bound on fecha_inicio, or null for no upper bound */
+  to: string | null;
+}
+
+/**
+ * The fecha_inicio range for which mesCapita(fecha_inicio, today) === mes, so the filter runs in SQL as
+ * `fecha_inicio >= from and fecha_inicio < to` (skip a null bound). Dates compare correctly as text.
+ *   m = 1      : from the first day of this month, no upper bound (future starts count as month 1)
+ *   m = 2..17  : the calendar month (m - 1) months back
+ *   m = 18     : no lower bound, before the first day of the month 16 months back (17 or more months back)
+ * Rows with an empty fecha_inicio (mes_capita 0) never match. Throws for mes outside 1..18: parse the query
+ * parameter with parseMesFiltro first.
+ */
+export function mesFiltroRange(mes: number, today: string): DateRange {
+  if (!Number.isInteger(mes) || mes < 1 || mes > MES_CAPITA_MAX) {
+    throw new RangeError(`mes must be an integer 1..${MES_CAPITA_MAX}: ${mes}`);
+  }
+  const thisMonth = monthStartOf(today);
+  if (mes === 1) return { from: thisMonth, to: null };
+  if (mes === MES_CAPITA_MAX) return { from: null, to: addMonthsToMonthStart(thisMonth, -(MES_CAPITA_MAX - 2)) };
+  const from = addMonthsToMonthStart(thisMonth, -(mes - 1));
+  return { from, to: addMonthsToMonthStart(from, 1) };
+}
+
+/**
+ * The mes_filtro query parameter: an integer 1..18 (as a string of digits, or a number), else null, which
+ * means "no filter" (decisions §5: out of range or not a number is ignored). A repeated parameter (array)
+ * is ignored too.
+ */
+export function parseMesFiltro(raw: unknown): number | null {
+  let n: number;
+  if (typeof raw === 'number') {
+    n = raw;
+  } else if (typeof raw === 'string') {
+    const s = raw.trim();
+    if (!/^\d{1,3}$/.test(s)) return null;
+    n = Number(s);
+  } else {
+    return null;
+  }
+  return Number.isInteger(n) && n >= 1 && n <= MES_CAPITA_MAX ? n : null;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Lifecycle (decisions §6)
+
+export interface StatusChangeInput {
+  current: Estado;
+  /** the path's new_status; the route answers 404 first when !isEstado(target) */
+  target: string;
+  fecha_terminacion?: string | undefined;
+  motivo_estado?: string | undefined;
+  /** the Ingreso's fecha_inicio */
+  fechaInicio: string;
+  today: string;
+}
+
+export type StatusChangeDecision =
+  /**
+   * Apply the change. `fecha_fin` and `motivo` are the values to write to the Ingreso's columns (and the
+   * history row): TERMINADO sets both; SUSPENDIDO sets fecha_fin null and motivo to the optional reason;
+   * reactivation (ACTIVO) sets both null, clearing the suspension's reason, which stays in the history.
+   */
+  | { kind: 'apply'; from: Estado; to: Estado; fecha_fin: string | null; motivo: string | null }
+  /** target equals the current estado (ACTIVO→ACTIVO, SUSPENDIDO→SUSPENDIDO): info message, no change */
+  | { kind: 'same'; estado: Estado }
+  /** the Ingreso is TERMINADO: error message, no change */
+  | { kind: 'finished' }
+  /** fields missing or invalid for a change to `to`: error message listing `errors`, no change */
+  | { kind: 'invalid'; to: Estado; errors: string[] }
+  /** not a transition of the table (only reachable with an unknown target, which the route turns into 404) */
+  | { kind: 'not_allowed' };
+
+export const ERR = {
+  fechaTerminacionMissing: 'Falta la fecha de terminación.',
+  fechaTerminacionInvalid: 'La fecha de terminación no es una fecha válida (AAAA-MM-DD).',
+  fechaTerminacionBeforeStart: (fechaInicio: string): string =>
+    `La fecha de terminación no puede ser anterior a la fecha de inicio del ciclo (${formatDateEs(fechaInicio)}).`,
+  fechaTerminacionFuture: 'La fecha de terminación no puede ser posterior a hoy.',
+  motivoMissing: 'Falta el motivo de la terminación.',
+  motivoTooLong: `El motivo no puede superar ${MOTIVO_MAX_LENGTH} caracteres.`,
+} as const;
+
+function trimmedOrNull(s: string | undefined): string | null {
+  const t = (s ?? '').trim();
+  return t === '' ? null : t;
+}
+
+/**
+ * Decides a status change following decisions.md §6.
+ *
+ * Order of checks: a TERMINADO Ingreso answers 'finished' whatever the target, TERMINADO→TERMINADO included
+ * (a finished cycle cannot change; saying so is more useful than "already in that state"). Then an equal
+ * target answers 'same'. Then the allowed transitions; for TERMINADO every field problem is reported at once.
+ */
+export function decideStatusChange(input: StatusChangeInput): StatusChangeDecision {
+  const { current, target } = input;
+  if (current === 'TERMINADO') return { kind: 'finished' };
+  if (!isEstado(target)) return { kind: 'not_allowed' };
+  if (target === current) return { kind: 'same', estado: current };
+
+  if (target === 'TERMINADO') {
+    const errors: string[] = [];
+    const rawFecha = (input.fecha_terminacion ?? '').trim();
+    let fechaFin: string | null = null;
+    if (rawFecha === '') {
+      errors.push(ERR.fechaTerminacionMissing);
+    } else {
+      fechaFin = parseIsoDate(rawFecha);
+      if (fechaFin === null) errors.push(ERR.fechaTerminacionInvalid);
+      else if (fechaFin < input.fechaInicio) errors.push(ERR.fechaTerminacionBeforeStart(input.fechaInicio));
+      else if (fechaFin > input.today) errors.push(ERR.fechaTerminacionFuture);
+    }
+    const motivo = trimmedOrNull(input.motivo_estado);
+    if (motivo === null) errors.push(ERR.motivoMissing);
+    else if (motivo.length > MOTIVO_MAX_LENGTH) errors.push(ERR.motivoTooLong);
+    if (errors.length > 0 || fechaFin === null || motivo === null) return { kind: 'invalid', to: 'TERMINADO', errors };
+    return { kind: 'apply', from: current, to: 'TERMINADO', fecha_fin: fechaFin, motivo };
+  }
+
+  if (current === 'ACTIVO' && target === 'SUSPENDIDO') {
+    const motivo = trimmedOrNull(input.motivo_estado);
+    if (motivo !== null && motivo.length > MOTIVO_MAX_LENGTH) {
+      return { kind: 'invalid', to: 'SUSPENDIDO', errors: [ERR.motivoTooLong] };
+    }
+    return { kind: 'apply', from: 'ACTIVO', to: 'SUSPENDIDO', fecha_fin: null, motivo };
+  }
+
+  if (current === 'SUSPENDIDO' && target === 'ACTIVO') {
+    return { kind: 'apply', from: 'SUSPENDIDO', to: 'ACTIVO', fecha_fin: null, motivo: null };
+  }
+
+  return { kind: 'not_allowed' };
+}
+
+export interface NewCycleInput {
+  /** the posted fecha_inicio (raw) */
+  fecha_inicio: string | undefined;
+  /** estados of the patient's existing Ingresos (all of them, or only the open ones: TERMINADO is ignored) */
+  openEstados: readonly Estado[];
+  /** the latest fecha_fin among the patient's TERMINADO Ingresos, or null */
+  latestFechaFin: string | null;
+}
+
+export type NewCycleDecision =
+  | { kind: 'ok'; fecha_inicio: string }
+  | { kind: 'pending_process' }
+  | { kind: 'invalid_date' }
+  | { kind: 'before_last_end'; latestFechaFin: string };
+
+/**
+ * Decides POST /patients/ingreso/nuevo/. Order: pending process first (the spec's main rule, and the answer
+ * does not depend on the form), then the date, then the previous cycle's end. A new cycle may start on the
+ * very day the previous one ended; a future fecha_inicio is allowed (mes_capita counts it as month 1).
+ */
+export function decideNewCycle(input: NewCycleInput): NewCycleDecision {
+  if (input.openEstados.some((e) => OPEN_ESTADOS.includes(e))) return { kind: 'pending_process' };
+  const fecha = parseIsoDate(input.fecha_inicio ?? '');
+  if (fecha === null) return { kind: 'invalid_date' };
+  if (input.latestFechaFin !== null && fecha < input.latestFechaFin) {
+    return { kind: 'before_last_end', latestFechaFin: input.latestFechaFin };
+  }
+  return { kind: 'ok', fecha_inicio: fecha };
+}
+
+/** Flag for the team (decisions §6: an Ingreso is never ended automatically; month 18 or beyond is flagged). */
+export function isAtProgramLimit(fechaInicio: string | null, today: string): boolean {
+  return mesCapita(fechaInicio, today) >= MES_CAPITA_MAX;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// User-facing messages (Spanish). `nombre` is the patient's first name.
+
+export const MSG = {
+  terminated: (nombre: string): string => `El ciclo de ${nombre} ha finalizado y fue archivado ✅`,
+  suspended: (nombre: string): string => `El ciclo de ${nombre} quedó suspendido.`,
+  reactivated: (nombre: string): string => `El ciclo de ${nombre} fue reactivado.`,
+  same: (estado: Estado): string => `El ingreso ya está en estado ${estado}; no se hizo ningún cambio.`,
+  finished: 'Este ciclo ya finalizó (TERMINADO) y no puede cambiar de estado.',
+  notAllowed: 'Ese cambio de estado no está permitido.',
+  invalidTermination: (errors: readonly string[]): string =>
+    `No se pudo terminar el ciclo. ${errors.join(' ')}`,
+  invalidStatusChange: (errors: readonly string[]): string =>
+    `No se pudo cambiar el estado. ${errors.join(' ')}`,
+  pendingProcess:
+    'No se puede iniciar un nuevo ciclo: el paciente tiene un proceso pendiente (un ingreso ACTIVO o SUSPENDIDO).',
+  newCycleInvalidDate: 'No se pudo iniciar el ciclo: indique una fecha de inicio válida (AAAA-MM-DD).',
+  newCycleBeforeLastEnd: (latestFechaFin: string): string =>
+    `No se pudo iniciar el ciclo: la fecha de inicio no puede ser anterior al fin del último ciclo (${formatDateEs(latestFechaFin)}).`,
+  newCycleCreated: (nombre: string): string => `Se inició un nuevo ciclo para ${nombre}.`,
+} as const;
+
+/** The one message for a status-change decision, with its level, so routes stay a thin mapping. */
+export function statusChangeMessage(
+  decision: StatusChangeDecision,
+  nombre: string,
+): { level: 'success' | 'info' | 'error'; text: string } {
+  switch (decision.kind) {
+    case 'apply':
+      if (decision.to === 'TERMINADO') return { level: 'success', text: MSG.terminated(nombre) };
+      if (decision.to === 'SUSPENDIDO') return { level: 'success', text: MSG.suspended(nombre) };
+      return { level: 'success', text: MSG.reactivated(nombre) };
+    case 'same':
+      return { level: 'info', text: MSG.same(decision.estado) };
+    case 'finished':
+      return { level: 'error', text: MSG.finished };
+    case 'invalid':
+      return {
+        level: 'error',
+        text: decision.to === 'TERMINADO' ? MSG.invalidTermination(decision.errors) : MSG.invalidStatusChange(decision.errors),
+      };
+    case 'not_allowed':
+      return { level: 'error', text: MSG.notAllowed };
+  }
+}
+
+/** The one message for a new-cycle decision, with its level. */
+export function newCycleMessage(
+  decision: NewCycleDecision,
+  nombre: string,
+): { level: 'success' | 'error'; text: string } {
+  switch (decision.kind) {
+    case 'ok':
+      return { level: 'success', text: MSG.newCycleCreated(nombre) };
+    case 'pending_process':
+      return { level: 'error', text: MSG.pendingProcess };
+    case 'invalid_date':
+      return { level: 'error', text: MSG.newCycleInvalidDate };
+    case 'before_last_end':
+      return { level: 'error', text: MSG.newCycleBeforeLastEnd(decision.latestFechaFin) };
+  }
+}

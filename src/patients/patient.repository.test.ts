@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '../../test/helpers.js';
+import type { Db } from '../db/database.js';
+import { createPatient } from './patient.fixtures.js';
+import { escapeLike, findPatientById, ftsPhrase, searchPatients } from './patient.repository.js';
+
+const TODAY = '2026-11-22';
+let database: TestDatabase;
+let db: Db;
+let seq = 0;
+/** A token no other test uses, so each test searches its own patients. */
+const token = () => `tok${String.fromCharCode(97 + (seq % 26))}${String.fromCharCode(97 + (Math.floor(seq++ / 26) % 26))}x`;
+
+before(async () => {
+  database = await createTestDatabase();
+  db = database.handle.db;
+});
+after(async () => database.drop());
+
+describe('escaping helpers', () => {
+  test('escapeLike escapes %, _ and backslash', () => {
+    assert.equal(escapeLike('50%_a\\b'), '50\\%\\_a\\\\b');
+  });
+  test('ftsPhrase quotes and doubles inner quotes', () => {
+    assert.equal(ftsPhrase('a"b'), '"a""b"');
+  });
+});
+
+describe('findPatientById', () => {
+  test('returns the row, or undefined', async () => {
+    const p = await createPatient(db, { nombre: 'Lucía' });
+    assert.equal((await findPatientById(db, p.id))?.nombre, 'Lucía');
+    assert.equal(await findPatientById(db, 999_999), undefined);
+  });
+});
+
+describe('searchPatients', () => {
+  test('only active patients, each once, ordered by apellido, nombre (accents ignored), id', async () => {
+    const t = token();
+    const c = await createPatient(db, { nombre: `Zoe ${t}`, apellido: 'Álvarez' });
+    const a = await createPatient(db, { nombre: `Ana ${t}`, apellido: 'Álvarez' });
+    const b = await createPatient(db, { nombre: `Beto ${t}`, apellido: 'Alvarado' });
+    await createPatient(db, { nombre: `Sin ${t}`, apellido: 'Ingreso' }, { fechaInicio: null });
+    const r = await searchPatients(db, { query: t, onlyActive: true, page: 1, today: TODAY });
+    assert.deepEqual(
+      r.rows.map((x) => x.id),
+      [b.id, a.id, c.id],
+    );
+    assert.equal(r.total, 3);
+    assert.equal(r.rows[0]!.mes_capita, 1);
+    assert.equal(r.rows[0]!.fecha_inicio, '2026-11-01');
+    const all = await searchPatients(db, { query: t, onlyActive: false, page: 1, today: TODAY });
+    assert.equal(all.total, 4);
+    const none = all.rows.find((x) => x.apellido === 'Ingreso')!;
+    assert.equal(none.ingreso_id, null);
+    assert.equal(none.fecha_inicio, null);
+    assert.equal(none.mes_capita, null);
+  });
+
+  test('search ignores case and accents, on the full name and on part of the documento', async () => {
+    const t = token();
+    const p = await createPatient(db, { nombre: 'José', apellido: `Pérez ${t}`, documento: `99${t}1234` });
+    for (const q of ['jose perez', 'JOSÉ PÉREZ', `${t}12`, 'é', 'pe', `pérez ${t}`]) {
+      const r = await searchPatients(db, { query: q, onlyActive: true, page: 1, today: TODAY });
+      assert.ok(
+        r.rows.some((x) => x.id === p.id),
+        `query ${q} should find the patient`,
+      );
+    }
+    const miss = await searchPatients(db, { query: `perez jose ${t}`, onlyActive: true, page: 1, today: TODAY });
+    assert.equal(miss.total, 0);
+  });
+
+  test('wildcards, quotes and SQL in the search are taken literally', async () => {
+    const t = token();
+    const p = await createPatient(db, { nombre: `O'Brien "50%" ${t}`, apellido: 'Ñandú_x' });
+    const find = (q: string) => searchPatients(db, { query: q, onlyActive: true, page: 1, today: TODAY });
+    assert.equal((await find(`"50%" ${t}`)).rows[0]?.id, p.id);
+    assert.equal((await find(`o'brien`)).rows.some((x) => x.id === p.id), true);
+    assert.equal((await find('u_x')).rows.some((x) => x.id === p.id), true);
+    for (const q of ['%', '_', '%%%', '"', '\\', `' or 1=1 --`, `"); drop table patients; --`, 'a" OR "b', 'NEAR(a b)', '*']) {
+      const r = await find(q);
+      assert.ok(r.total >= 0);
+    }
+    assert.equal((await find('%')).rows.some((x) => x.id === p.id), true);
+    assert.equal((await find('zz%zz')).total, 0);
+    assert.ok(await findPatientById(db, p.id));
+  });
+
+  test('mes_filtro is a condition on the ACTIVO Ingreso fecha_inicio', async () => {
+    const t = token();
+    const six = await createPatient(db, { nombre: t }, { fechaInicio: '2026-05-31' }); // month 7
+    const old = await createPatient(db, { nombre: t }, { fechaInicio: '2024-01-15' }); // month 18 (clamped)
+    const future = await createPatient(db, { nombre: t }, { fechaInicio: '2027-02-01' }); // month 1
+    const ids = async (mes: number) =>
+      (await searchPatients(db, { query: t, mesFiltro: mes, onlyActive: true, page: 1, today: TODAY })).rows.map((r) => r.id);
+    assert.deepEqual(await ids(7), [six.id]);
+    assert.deepEqual(await ids(6), []);
+    assert.deepEqual(await ids(18), [old.id]);
+    assert.deepEqual(await ids(1), [future.id]);
+  });
+
+  test('pagination: 10 a page, clamped to 1..pageCount', async () => {
+    const t = token();
+    for (let i = 0; i < 23; i++) await createPatient(db, { nombre: t, apellido: `Ap${String(i).padStart(2, '0')}` });
+    const page = (n: number) => searchPatients(db, { query: t, onlyActive: true, page: n, today: TODAY });
+    const p2 = await page(2);
+    assert.equal(p2.total, 23);
+    assert.equal(p2.pageCount, 3);
+    assert.equal(p2.rows.length, 10);
+    assert.equal(p2.rows[0]!.apellido, 'Ap10');
+    const last = await page(99);
+    assert.equal(last.page, 3);
+    assert.equal(last.rows.length, 3);
+    assert.equal((await page(0)).page, 1);
+    assert.equal((await page(Number.NaN)).page, 1);
+    const empty = await searchPatients(db, { query: `${t}nothing`, onlyActive: true, page: 5, today: TODAY });
+    assert.deepEqual([empty.total, empty.page, empty.pageCount, empty.rows.length], [0, 1, 1, 0]);
+  });
+});
+
+describe('patients.activo_desde follows the ACTIVO Ingreso (database triggers)', () => {
+  const activoDesde = async (id: number) =>
+    (await db.selectFrom('patients').select('activo_desde').where('id', '=', id).executeTakeFirstOrThrow()).activo_desde;
+  const listed = async (t: string, mesFiltro: number | null = null) =>
+    (await searchPatients(db, { query: t, mesFiltro, onlyActive: true, page: 1, today: TODAY })).rows.map((r) => r.id);
+
+  test('opening, suspending, reactivating, moving the start, terminating and deleting', async () => {
+    const t = token();
+    const p = await createPatient(db, { nombre: t }, { fechaInicio: '2026-05-02' });
+    assert.equal(await activoDesde(p.id), '2026-05-02');
+    assert.deepEqual(await listed(t, 7), [p.id]);
+    const setIngreso = (values: { estado?: 'ACTIVO' | 'SUSPENDIDO' | 'TERMINADO'; fecha_inicio?: string; fecha_fin?: string; motivo?: string }) =>
+      db.updateTable('ingresos').set(values).where('id', '=', p.ingresoId!).execute();
+    await setIngreso({ estado: 'SUSPENDIDO' });
+    assert.equal(await activoDesde(p.id), null);
+    assert.deepEqual(await listed(t), []);
+    await setIngreso({ estado: 'ACTIVO' });
+    assert.deepEqual(await listed(t), [p.id]);
+    await setIngreso({ fecha_inicio: '2026-11-03' });
+    assert.equal(await activoDesde(p.id), '2026-11-03');
+    assert.deepEqual(await listed(t, 7), []);
+    assert.deepEqual(await listed(t, 1), [p.id]);
+    await setIngreso({ estado: 'TERMINADO', fecha_fin: '2026-11-20', motivo: 'Alta' });
+    assert.equal(await activoDesde(p.id), null);
+    const other = await createPatient(db, { nombre: t }, { fechaInicio: null });
+    await db.insertInto('ingresos').values({ paciente_id: other.id, fecha_inicio: '2026-10-10', fecha_fin: null, estado: 'ACTIVO', motivo: null, created_at: 'x', updated_at: 'x' }).execute();
+    assert.equal(await activoDesde(other.id), '2026-10-10');
+    await db.deleteFrom('ingresos').where('paciente_id', '=', other.id).execute();
+    assert.equal(await activoDesde(other.id), null);
+  });
+});

@@ -1,0 +1,218 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { listPatientHistory, recordAudit } from '../audit/audit.repository.js';
+import { diffFields } from '../audit/audit.rules.js';
+import { findActiveIngreso, openIngreso } from '../ingresos/ingreso.repository.js';
+import { mesCapita } from '../ingresos/ingreso.rules.js';
+import { formatDateEs } from '../shared/dates.js';
+import { today } from '../web/deps.js';
+import type { FieldErrors, FormValues } from '../web/fields.js';
+import { parseId, readForm } from '../web/form.js';
+import { pageContext, redirectWith, sendPage } from '../web/render.js';
+import {
+  DocumentoTakenError,
+  findPatientById,
+  insertPatient,
+  isDocumentoKeyTaken,
+  searchPatients,
+  setActiveIngresoFechaInicio,
+  updatePatient,
+} from './patient.repository.js';
+import { documentoKey, edad, imc, patientDerivedColumns } from './patient.rules.js';
+import {
+  FORM_MSG,
+  PATIENT_FORM_FIELDS,
+  parseListQuery,
+  patientFormValues,
+  validatePatientForm,
+  type PatientInput,
+} from './patient.schema.js';
+import { CreatePatientPage } from './views/create.page.js';
+import { PatientDetailPage } from './views/detail.page.js';
+import { PatientListPage } from './views/list.page.js';
+import { DEFAULT_DEPARTAMENTO } from './divipola.js';
+
+/** The stored fields a patient.update audit entry compares (derived columns and timestamps left out). */
+const AUDITED_FIELDS: readonly (keyof PatientInput)[] = [
+  'nombre', 'apellido', 'tipo_documento', 'documento', 'fecha_nacimiento', 'genero', 'departamento', 'ciudad', 'zona',
+  'telefono', 'celular', 'estado_civil', 'entidad_salud', 'estrato', 'peso', 'altura', 'perimetro_abdominal', 'cuello',
+  'medico_remitente', 'especialidad', 'diagnostico_clinico', 'programa', 'valor_capita',
+];
+
+const pick = (row: PatientInput): Record<string, unknown> => Object.fromEntries(AUDITED_FIELDS.map((f) => [f, row[f] ?? null]));
+
+/** Audit entries shown on the patient page (the full trail is at /users/audit/). */
+const HISTORY_LIMIT = 20;
+
+/** Routes under /patients: the list, the creation form, and each patient's record. */
+export async function patientRoutes(app: FastifyInstance): Promise<void> {
+  const deps = app.deps;
+  const { db, clock } = deps;
+  const actorOf = (request: FastifyRequest) => (request.user ? { id: request.user.id, username: request.user.username } : null);
+
+  app.get('/', async (request, reply) => {
+    const filters = parseListQuery(request.query);
+    const result = await searchPatients(db, {
+      query: filters.query,
+      mesFiltro: filters.mesFiltro,
+      onlyActive: true,
+      page: filters.page,
+      today: today(deps),
+    });
+    return sendPage(reply, <PatientListPage ctx={pageContext(request, reply)} filters={filters} result={result} />);
+  });
+
+  // ------------------------------------------------------------------------------------------------ create
+
+  const renderCreate = (request: FastifyRequest, reply: FastifyReply, values: FormValues, errors: FieldErrors) =>
+    sendPage(reply, <CreatePatientPage ctx={pageContext(request, reply)} values={values} errors={errors} />);
+
+  app.get('/create/', async (request, reply) =>
+    renderCreate(request, reply, { departamento: DEFAULT_DEPARTAMENTO, diagnostico_clinico: 'G47.3' }, {}),
+  );
+
+  app.post('/create/', async (request, reply) => {
+    const read = readForm(request.body, PATIENT_FORM_FIELDS);
+    const form = validatePatientForm(read.values, today(deps), read.errors);
+    if (!form.ok) return renderCreate(request, reply, form.values, form.errors);
+    const input = form.patient;
+    if (await isDocumentoKeyTaken(db, documentoKey(input.documento))) {
+      return renderCreate(request, reply, form.values, { documento: FORM_MSG.documentoTaken });
+    }
+    const at = clock.now();
+    const now = at.toISOString();
+    const fechaInicio = form.fechaInicioPrograma ?? today(deps);
+    let id: number;
+    try {
+      id = await db.transaction().execute(async (trx) => {
+        const patientId = await insertPatient(trx, { ...input, ...patientDerivedColumns(input), created_at: now, updated_at: now });
+        const ingresoId = await openIngreso(trx, { pacienteId: patientId, fechaInicio, userId: request.user?.id ?? null, now });
+        await recordAudit(trx, {
+          at,
+          actor: actorOf(request),
+          action: 'patient.create',
+          entityType: 'patient',
+          entityId: patientId,
+          patientId,
+          changes: { ...diffFields(null, pick(input)), ingreso: [null, { id: ingresoId, estado: 'ACTIVO', fecha_inicio: fechaInicio }] },
+          requestId: String(request.id),
+        });
+        return patientId;
+      });
+    } catch (err) {
+      // Another request took the documento between the check and the insert: the unique index refused it.
+      if (err instanceof DocumentoTakenError) return renderCreate(request, reply, form.values, { documento: FORM_MSG.documentoTaken });
+      throw err;
+    }
+    return redirectWith(
+      reply,
+      '/patients/',
+      'success',
+      `Paciente ${input.nombre} ${input.apellido} registrado (ficha n.º ${id}). Ciclo ACTIVO desde el ${formatDateEs(fechaInicio)}.`,
+    );
+  });
+
+  // ------------------------------------------------------------------------------------------------ detail
+
+  const renderDetail = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    patientId: number,
+    form: { values: FormValues; errors: FieldErrors } | null,
+  ) => {
+    const patient = await findPatientById(db, patientId);
+    if (!patient) return reply.callNotFound();
+    const ingreso = (await findActiveIngreso(db, patientId)) ?? null;
+    const day = today(deps);
+    // Logged before the page is read back, so the page's own history shows this view.
+    await recordAudit(db, {
+      at: clock.now(),
+      actor: actorOf(request),
+      action: 'patient.view',
+      entityType: 'patient',
+      entityId: patientId,
+      patientId,
+      requestId: String(request.id),
+    });
+    const history = await listPatientHistory(db, patientId, HISTORY_LIMIT);
+    const detail = {
+      patient,
+      edad: edad(patient.fecha_nacimiento, day),
+      imc: imc(patient.peso, patient.altura),
+      ingreso,
+      mesCapita: ingreso ? mesCapita(ingreso.fecha_inicio, day) : null,
+      history,
+    };
+    const values = form?.values ?? patientFormValues(patient, ingreso?.fecha_inicio ?? null);
+    return sendPage(
+      reply,
+      <PatientDetailPage ctx={pageContext(request, reply)} detail={detail} values={values} errors={form?.errors ?? {}} timeZone={deps.config.timeZone} historyLimit={HISTORY_LIMIT} />,
+    );
+  };
+
+  app.get('/:id/', async (request, reply) => {
+    const id = parseId((request.params as { id?: string }).id);
+    if (id === null) return reply.callNotFound();
+    return renderDetail(request, reply, id, null);
+  });
+
+  app.post('/:id/', async (request, reply) => {
+    const id = parseId((request.params as { id?: string }).id);
+    if (id === null) return reply.callNotFound();
+    const before = await findPatientById(db, id);
+    if (!before) return reply.callNotFound();
+    const read = readForm(request.body, PATIENT_FORM_FIELDS);
+    const form = validatePatientForm(read.values, today(deps), read.errors);
+    if (!form.ok) return renderDetail(request, reply, id, form);
+    const input = form.patient;
+    if (await isDocumentoKeyTaken(db, documentoKey(input.documento), id)) {
+      return renderDetail(request, reply, id, { values: form.values, errors: { documento: FORM_MSG.documentoTaken } });
+    }
+    const at = clock.now();
+    const now = at.toISOString();
+    try {
+      await db.transaction().execute(async (trx) => {
+        const current = await findPatientById(trx, id);
+        if (!current) throw new PatientGoneError();
+        await updatePatient(trx, id, { ...input, ...patientDerivedColumns(input), updated_at: now });
+        const changes: Record<string, unknown> = diffFields(pick(current), pick(input));
+        if (form.fechaInicioPrograma !== null) {
+          const moved = await setActiveIngresoFechaInicio(trx, id, form.fechaInicioPrograma, now);
+          if (moved && moved.before !== form.fechaInicioPrograma) {
+            changes.fecha_inicio_programa = [moved.before, form.fechaInicioPrograma];
+            await recordAudit(trx, {
+              at,
+              actor: actorOf(request),
+              action: 'ingreso.update',
+              entityType: 'ingreso',
+              entityId: moved.id,
+              patientId: id,
+              changes: { fecha_inicio: [moved.before, form.fechaInicioPrograma] },
+              requestId: String(request.id),
+            });
+          }
+        }
+        await recordAudit(trx, {
+          at,
+          actor: actorOf(request),
+          action: 'patient.update',
+          entityType: 'patient',
+          entityId: id,
+          patientId: id,
+          changes,
+          requestId: String(request.id),
+        });
+      });
+    } catch (err) {
+      if (err instanceof DocumentoTakenError) {
+        return renderDetail(request, reply, id, { values: form.values, errors: { documento: FORM_MSG.documentoTaken } });
+      }
+      if (err instanceof PatientGoneError) return reply.callNotFound();
+      throw err;
+    }
+    return redirectWith(reply, `/patients/${id}/`, 'success', `Datos de ${input.nombre} ${input.apellido} guardados.`);
+  });
+}
+
+class PatientGoneError extends Error {
+  override name = 'PatientGoneError';
+}

@@ -1,0 +1,144 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  DECIMAL_MAX_HUNDREDTHS,
+  DEFAULT_VALOR_CAPITA_HUNDREDTHS,
+  DIAGNOSTICOS,
+  ENTIDADES_SALUD,
+  ESTADOS_CIVILES,
+  ESTRATOS,
+  GENEROS,
+  MAX_LENGTHS,
+  PROGRAMAS,
+  TIPOS_DOCUMENTO,
+  ZONAS,
+  choiceValues,
+  documentoKey,
+  edad,
+  imc,
+  labelOf,
+  matchChoice,
+} from './patient.rules.js';
+
+describe('choice lists carry exactly the specification values', () => {
+  const cases: Array<[string, readonly (string | number)[], readonly (string | number)[]]> = [
+    ['TIPOS_DOCUMENTO', choiceValues(TIPOS_DOCUMENTO), ['RC', 'TI', 'CC', 'CE', 'PA', 'PE']],
+    ['GENEROS', choiceValues(GENEROS), ['M', 'F', 'O']],
+    ['ZONAS', choiceValues(ZONAS), ['URBANA', 'RURAL']],
+    ['ESTADOS_CIVILES', choiceValues(ESTADOS_CIVILES), ['SOLTERO', 'CASADO', 'UNIÓN LIBRE', 'VIUDO', 'DIVORCIADO']],
+    ['ENTIDADES_SALUD', choiceValues(ENTIDADES_SALUD), ['ENTITY_A', 'ENTITY_B']],
+    ['ESTRATOS', choiceValues(ESTRATOS), [1, 2, 3, 4, 5, 6]],
+    ['DIAGNOSTICOS', choiceValues(DIAGNOSTICOS), ['G47.3']],
+    ['PROGRAMAS', choiceValues(PROGRAMAS), ['PROGRAMA AOS', 'PROGRAMA INSOMNIO']],
+  ];
+  for (const [name, actual, expected] of cases) {
+    test(name, () => assert.deepEqual(actual, expected));
+  }
+  test('Spanish labels', () => {
+    assert.equal(labelOf(TIPOS_DOCUMENTO, 'CC'), 'Cédula de ciudadanía');
+    assert.equal(labelOf(TIPOS_DOCUMENTO, 'PE'), 'Permiso especial de permanencia');
+    assert.equal(labelOf(GENEROS, 'M'), 'Masculino');
+    assert.equal(labelOf(GENEROS, 'F'), 'Femenino');
+    assert.equal(labelOf(GENEROS, 'O'), 'Otro');
+    assert.equal(labelOf(DIAGNOSTICOS, 'G47.3'), 'Apnea del Sueño');
+    assert.equal(labelOf(ESTRATOS, 3), '3');
+    assert.equal(labelOf(GENEROS, 'X'), 'X');
+  });
+});
+
+describe('matchChoice', () => {
+  const cases: Array<[name: string, actual: string | number | null, expected: string | number | null]> = [
+    ['exact', matchChoice(TIPOS_DOCUMENTO, 'CC'), 'CC'],
+    ['lower case', matchChoice(TIPOS_DOCUMENTO, 'cc'), 'CC'],
+    ['padded', matchChoice(GENEROS, ' f '), 'F'],
+    ['accentless union libre', matchChoice(ESTADOS_CIVILES, 'union libre'), 'UNIÓN LIBRE'],
+    ['exact UNIÓN LIBRE', matchChoice(ESTADOS_CIVILES, 'UNIÓN LIBRE'), 'UNIÓN LIBRE'],
+    ['extra spaces', matchChoice(ESTADOS_CIVILES, '  Unión   Libre '), 'UNIÓN LIBRE'],
+    ['diagnosis', matchChoice(DIAGNOSTICOS, 'g47.3'), 'G47.3'],
+    ['programa', matchChoice(PROGRAMAS, 'programa insomnio'), 'PROGRAMA INSOMNIO'],
+    ['entidad', matchChoice(ENTIDADES_SALUD, 'entity_b'), 'ENTITY_B'],
+    ['zona', matchChoice(ZONAS, 'Rural'), 'RURAL'],
+    ['estrato as text', matchChoice(ESTRATOS, '3'), 3],
+    ['estrato as number', matchChoice(ESTRATOS, 6), 6],
+    ['estrato out of range', matchChoice(ESTRATOS, '7'), null],
+    ['estrato zero', matchChoice(ESTRATOS, '0'), null],
+    ['label is not a value', matchChoice(GENEROS, 'Masculino'), null],
+    ['unknown', matchChoice(TIPOS_DOCUMENTO, 'NIT'), null],
+    ['empty', matchChoice(TIPOS_DOCUMENTO, ''), null],
+    ['punctuation only', matchChoice(DIAGNOSTICOS, '.'), null],
+    ['other diagnosis', matchChoice(DIAGNOSTICOS, 'G47.0'), null],
+  ];
+  for (const [name, actual, expected] of cases) {
+    test(name, () => assert.equal(actual, expected));
+  }
+});
+
+describe('edad', () => {
+  const cases: Array<[birth: string, today: string, expected: number]> = [
+    ['1980-11-22', '2026-11-22', 46], // birthday today
+    ['1980-11-23', '2026-11-22', 45], // birthday tomorrow
+    ['1980-11-21', '2026-11-22', 46],
+    ['1980-12-01', '2026-11-22', 45],
+    ['1980-01-01', '2026-12-31', 46],
+    ['2026-11-22', '2026-11-22', 0],
+    ['2025-11-23', '2026-11-22', 0],
+    ['2025-11-22', '2026-11-22', 1],
+    // 29 February: completed on 1 March in common years, on 29 February in leap years.
+    ['2000-02-29', '2025-02-28', 24],
+    ['2000-02-29', '2025-03-01', 25],
+    ['2000-02-29', '2024-02-28', 23],
+    ['2000-02-29', '2024-02-29', 24],
+    ['2000-03-01', '2025-02-28', 24],
+    // Future birth dates are refused by the form; here they give 0 rather than a negative age.
+    ['2027-01-01', '2026-11-22', 0],
+  ];
+  for (const [birth, today, expected] of cases) {
+    test(`born ${birth}, on ${today} → ${expected}`, () => assert.equal(edad(birth, today), expected));
+  }
+});
+
+describe('imc', () => {
+  const cases: Array<[peso: number | null, altura: number | null, expected: number | null]> = [
+    [7000, 175, 22.9], // 70 kg, 1,75 m → 22.857
+    [8000, 180, 24.7], // 24.691
+    [10000, 200, 25],
+    [5000, 160, 19.5], // 19.53125
+    [12000, 170, 41.5], // 41.522
+    [6125, 175, 20], // 19.9999… → 20.0
+    [7225, 170, 25], // exactly 25.0
+    [4625, 200, 11.6], // 11.5625 → 11.6
+    [4620, 200, 11.6], // 11.55 → 11.6 (exact half rounds up)
+    [4618, 200, 11.5], // 11.545
+    [99999, 9999, 0.1], // 999,99 kg at 99,99 m
+    [99999, 1, 9999900], // absurd but finite
+    [null, 175, null],
+    [7000, null, null],
+    [null, null, null],
+    [7000, 0, null],
+    [0, 175, null],
+  ];
+  for (const [peso, altura, expected] of cases) {
+    test(`peso ${peso}, altura ${altura} → ${expected}`, () => assert.equal(imc(peso, altura), expected));
+  }
+});
+
+describe('limits and defaults', () => {
+  test('decimal maxima in hundredths', () => {
+    assert.deepEqual(DECIMAL_MAX_HUNDREDTHS, {
+      peso: 99999,
+      altura: 9999,
+      perimetro_abdominal: 99999,
+      cuello: 99999,
+      valor_capita: 9999999999,
+    });
+    assert.equal(DEFAULT_VALOR_CAPITA_HUNDREDTHS, 25978300);
+  });
+  test('text maxima', () => {
+    assert.equal(MAX_LENGTHS.nombre, 100);
+    assert.equal(MAX_LENGTHS.documento, 20);
+  });
+  test('documentoKey trims and ignores case', () => {
+    assert.equal(documentoKey('  ab123 '), 'AB123');
+    assert.equal(documentoKey('AB123'), documentoKey('ab123'));
+  });
+});

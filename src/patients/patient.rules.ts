@@ -1,0 +1,165 @@
+// Pure rules of the patient record: choice lists (values exactly the specification's), field limits, and the
+// computed edad and IMC. No I/O; "today" is an argument.
+
+import { splitIsoDate } from '../shared/dates.js';
+import { normalizeForMatch, normalizeForSearch } from '../shared/text.js';
+
+export interface Choice<V extends string | number = string> {
+  readonly value: V;
+  readonly label: string;
+}
+
+export const TIPOS_DOCUMENTO = [
+  { value: 'RC', label: 'Registro civil' },
+  { value: 'TI', label: 'Tarjeta de identidad' },
+  { value: 'CC', label: 'Cédula de ciudadanía' },
+  { value: 'CE', label: 'Cédula de extranjería' },
+  { value: 'PA', label: 'Pasaporte' },
+  { value: 'PE', label: 'Permiso especial de permanencia' },
+] as const satisfies readonly Choice[];
+
+export const GENEROS = [
+  { value: 'M', label: 'Masculino' },
+  { value: 'F', label: 'Femenino' },
+  { value: 'O', label: 'Otro' },
+] as const satisfies readonly Choice[];
+
+export const ZONAS = [
+  { value: 'URBANA', label: 'Urbana' },
+  { value: 'RURAL', label: 'Rural' },
+] as const satisfies readonly Choice[];
+
+export const ESTADOS_CIVILES = [
+  { value: 'SOLTERO', label: 'Soltero(a)' },
+  { value: 'CASADO', label: 'Casado(a)' },
+  { value: 'UNIÓN LIBRE', label: 'Unión libre' },
+  { value: 'VIUDO', label: 'Viudo(a)' },
+  { value: 'DIVORCIADO', label: 'Divorciado(a)' },
+] as const satisfies readonly Choice[];
+
+// The specification's neutral names for the two insurers; the label is the value until real names are agreed.
+export const ENTIDADES_SALUD = [
+  { value: 'ENTITY_A', label: 'ENTITY_A' },
+  { value: 'ENTITY_B', label: 'ENTITY_B' },
+] as const satisfies readonly Choice[];
+
+export const ESTRATOS = [
+  { value: 1, label: '1' },
+  { value: 2, label: '2' },
+  { value: 3, label: '3' },
+  { value: 4, label: '4' },
+  { value: 5, label: '5' },
+  { value: 6, label: '6' },
+] as const satisfies readonly Choice<number>[];
+
+export const DIAGNOSTICOS = [{ value: 'G47.3', label: 'Apnea del Sueño' }] as const satisfies readonly Choice[];
+
+export const PROGRAMAS = [
+  { value: 'PROGRAMA AOS', label: 'Programa AOS' },
+  { value: 'PROGRAMA INSOMNIO', label: 'Programa insomnio' },
+] as const satisfies readonly Choice[];
+
+export type TipoDocumento = (typeof TIPOS_DOCUMENTO)[number]['value'];
+export type Genero = (typeof GENEROS)[number]['value'];
+export type Zona = (typeof ZONAS)[number]['value'];
+export type EstadoCivil = (typeof ESTADOS_CIVILES)[number]['value'];
+export type EntidadSalud = (typeof ENTIDADES_SALUD)[number]['value'];
+export type Estrato = (typeof ESTRATOS)[number]['value'];
+export type Diagnostico = (typeof DIAGNOSTICOS)[number]['value'];
+export type Programa = (typeof PROGRAMAS)[number]['value'];
+
+export const DEFAULT_DIAGNOSTICO: Diagnostico = 'G47.3';
+
+/** The values of a choice list, e.g. for a check or a database constraint. */
+export function choiceValues<V extends string | number>(choices: readonly Choice<V>[]): V[] {
+  return choices.map((c) => c.value);
+}
+
+/**
+ * Tolerant match of a posted value against a choice list: case, accents, spaces and punctuation ignored
+ * ('union libre' → 'UNIÓN LIBRE', 'g47.3' → 'G47.3', ' 3 ' → 3). Only values are matched, not labels, because
+ * the wire values are the specification's. Returns the canonical value or null.
+ */
+export function matchChoice<V extends string | number>(choices: readonly Choice<V>[], input: string | number): V | null {
+  const key = normalizeForMatch(String(input));
+  if (key === '') return null;
+  return choices.find((c) => normalizeForMatch(String(c.value)) === key)?.value ?? null;
+}
+
+/** Label of a stored value, falling back to the value itself (e.g. a value from an older list). */
+export function labelOf<V extends string | number>(choices: readonly Choice<V>[], value: V | string | number): string {
+  return choices.find((c) => c.value === value)?.label ?? String(value);
+}
+
+/** Maximum lengths of the text fields (characters), from the specification. */
+export const MAX_LENGTHS = {
+  nombre: 100,
+  apellido: 100,
+  documento: 20,
+  telefono: 20,
+  celular: 20,
+  medico_remitente: 100,
+  especialidad: 100,
+} as const;
+
+/** Upper bound of each decimal field, in hundredths (999,99 → 99999). */
+export const DECIMAL_MAX_HUNDREDTHS = {
+  peso: 99999,
+  altura: 9999,
+  perimetro_abdominal: 99999,
+  cuello: 99999,
+  valor_capita: 9999999999,
+} as const;
+
+/** 259783 pesos, used when valor_capita is left blank. */
+export const DEFAULT_VALOR_CAPITA_HUNDREDTHS = 25978300;
+
+/**
+ * Key under which documento is unique (decisions §4: trimmed, case ignored). Store the trimmed documento as
+ * typed and enforce uniqueness on this key.
+ */
+export function documentoKey(documento: string): string {
+  return documento.trim().toUpperCase();
+}
+
+/**
+ * The columns derived from a patient's names and documento, kept up to date on every write: the uniqueness
+ * key, the accent- and case-free search text (so 'jose perez' finds José Pérez) and the ordering keys.
+ */
+export function patientDerivedColumns(p: { nombre: string; apellido: string; documento: string }): {
+  documento_key: string;
+  search_text: string;
+  apellido_norm: string;
+  nombre_norm: string;
+} {
+  return {
+    documento_key: documentoKey(p.documento),
+    search_text: normalizeForSearch(`${p.nombre} ${p.apellido} ${p.documento}`),
+    apellido_norm: normalizeForSearch(p.apellido),
+    nombre_norm: normalizeForSearch(p.nombre),
+  };
+}
+
+/**
+ * Whole years completed on `today`. Someone born on 29 February completes a year on 1 March in common years
+ * (28 February is still the day before the birthday). A birth date after today gives 0.
+ */
+export function edad(fechaNacimiento: string, today: string): number {
+  const b = splitIsoDate(fechaNacimiento);
+  const t = splitIsoDate(today);
+  let years = t.year - b.year;
+  if (t.month < b.month || (t.month === b.month && t.day < b.day)) years--;
+  return Math.max(0, years);
+}
+
+/**
+ * IMC (BMI, kg/m²) rounded half up to one decimal, from peso (kg) and altura (m) in hundredths. Computed in
+ * integers: bmi × 10 = peso × 1000 / altura². Null when either is missing or zero.
+ */
+export function imc(pesoHundredths: number | null, alturaHundredths: number | null): number | null {
+  if (pesoHundredths === null || alturaHundredths === null) return null;
+  if (pesoHundredths <= 0 || alturaHundredths <= 0) return null;
+  const a2 = alturaHundredths * alturaHundredths;
+  const tenths = Math.floor((2 * pesoHundredths * 1000 + a2) / (2 * a2));
+  return tenths / 10;
+}

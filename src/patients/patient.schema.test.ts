@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { FORM_MSG, listUrl, parseListQuery, patientFormValues, validatePatientForm } from './patient.schema.js';
+
+describe('parseListQuery', () => {
+  test('defaults', () => {
+    assert.deepEqual(parseListQuery({}), { query: '', mesFiltro: null, page: 1 });
+    assert.deepEqual(parseListQuery(undefined), { query: '', mesFiltro: null, page: 1 });
+  });
+  test('values', () => {
+    assert.deepEqual(parseListQuery({ query_search: ' ana ', mes_filtro: '7', page: '3' }), { query: 'ana', mesFiltro: 7, page: 3 });
+  });
+  test('mes_filtro out of range or not a number is ignored', () => {
+    for (const m of ['0', '19', 'abc', '-1', '7.5', '']) assert.equal(parseListQuery({ mes_filtro: m }).mesFiltro, null);
+    assert.equal(parseListQuery({ mes_filtro: ['1', '2'] }).mesFiltro, null);
+  });
+  test('page: not a number → 1, zero → 1, huge → very large (clamped later to the last page)', () => {
+    assert.equal(parseListQuery({ page: 'abc' }).page, 1);
+    assert.equal(parseListQuery({ page: '-2' }).page, 1);
+    assert.equal(parseListQuery({ page: '0' }).page, 1);
+    assert.equal(parseListQuery({ page: '99999999999999999999' }).page, 1e9);
+  });
+  test('search is cut to 200 characters', () => {
+    assert.equal(parseListQuery({ query_search: 'x'.repeat(500) }).query.length, 200);
+  });
+});
+
+describe('listUrl', () => {
+  test('keeps non-empty params, encoded', () => {
+    assert.equal(listUrl('/patients/', { query_search: 'josé pérez', mes_filtro: 7, page: 2 }), '/patients/?query_search=jos%C3%A9+p%C3%A9rez&mes_filtro=7&page=2');
+    assert.equal(listUrl('/patients/', { query_search: '', mes_filtro: null }), '/patients/');
+  });
+});
+
+const VALID: Record<string, string> = {
+  nombre: ' Ana ', apellido: 'Ríos', tipo_documento: 'cc', documento: ' 123abc ', fecha_nacimiento: '1980-01-31', genero: 'F',
+  departamento: 'santander', ciudad: 'san gil', zona: 'Urbana', telefono: '607', celular: '300', estado_civil: 'union libre',
+  entidad_salud: 'ENTITY_A', estrato: ' 2 ', peso: '70,5', altura: '1.6', perimetro_abdominal: '', cuello: '', medico_remitente: 'Dr',
+  especialidad: 'ORL', diagnostico_clinico: 'G47.3', programa: 'programa aos', valor_capita: '', fecha_inicio_programa: '',
+};
+
+describe('validatePatientForm', () => {
+  test('valid input: trimmed, canonical choices, hundredths, defaults', () => {
+    const r = validatePatientForm(VALID, '2026-11-22');
+    assert.ok(r.ok);
+    assert.equal(r.patient.nombre, 'Ana');
+    assert.equal(r.patient.documento, '123abc');
+    assert.equal(r.patient.tipo_documento, 'CC');
+    assert.equal(r.patient.estado_civil, 'UNIÓN LIBRE');
+    assert.equal(r.patient.ciudad, 'SAN GIL');
+    assert.equal(r.patient.estrato, 2);
+    assert.equal(r.patient.peso, 7050);
+    assert.equal(r.patient.altura, 160);
+    assert.equal(r.patient.perimetro_abdominal, null);
+    assert.equal(r.patient.valor_capita, 25978300);
+    assert.equal(r.fechaInicioPrograma, null);
+    assert.equal(r.values.estado_civil, 'UNIÓN LIBRE');
+  });
+  test('birth date today is fine, tomorrow is not', () => {
+    assert.ok(validatePatientForm({ ...VALID, fecha_nacimiento: '2026-11-22' }, '2026-11-22').ok);
+    const r = validatePatientForm({ ...VALID, fecha_nacimiento: '2026-11-23' }, '2026-11-22');
+    assert.ok(!r.ok);
+    assert.equal(r.errors.fecha_nacimiento, FORM_MSG.birthFuture);
+  });
+  test('lengths count characters, not UTF-16 units', () => {
+    assert.ok(validatePatientForm({ ...VALID, nombre: '😀'.repeat(100) }, '2026-11-22').ok);
+    assert.ok(!validatePatientForm({ ...VALID, nombre: '😀'.repeat(101) }, '2026-11-22').ok);
+  });
+  test('every problem is reported at once, and readForm errors are kept', () => {
+    const r = validatePatientForm({ ...VALID, genero: 'X', ciudad: 'medellin', peso: '1,234' }, '2026-11-22', { _form: 'x' });
+    assert.ok(!r.ok);
+    assert.deepEqual(Object.keys(r.errors).sort(), ['_form', 'ciudad', 'genero', 'peso']);
+    assert.equal(r.values.genero, 'X');
+  });
+  test('patientFormValues shows decimals with a comma and round-trips', () => {
+    const r = validatePatientForm(VALID, '2026-11-22');
+    assert.ok(r.ok);
+    const values = patientFormValues(r.patient, '2026-01-05');
+    assert.equal(values.peso, '70,50');
+    assert.equal(values.valor_capita, '259783,00');
+    assert.equal(values.fecha_inicio_programa, '2026-01-05');
+    const again = validatePatientForm(values, '2026-11-22');
+    assert.ok(again.ok);
+    assert.deepEqual(again.patient, r.patient);
+  });
+});

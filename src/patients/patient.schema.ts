@@ -1,0 +1,291 @@
+// The patient form and the list query parameters: raw request input → validated values or field errors.
+
+import { parseMesFiltro } from '../ingresos/ingreso.rules.js';
+import { parseIsoDate } from '../shared/dates.js';
+import { formatHundredths, parseDecimalHundredths } from '../shared/decimal.js';
+import { queryValue } from '../web/form.js';
+import { DEFAULT_DEPARTAMENTO, matchCiudad, matchDepartamento } from './divipola.js';
+import {
+  DECIMAL_MAX_HUNDREDTHS,
+  DEFAULT_VALOR_CAPITA_HUNDREDTHS,
+  DIAGNOSTICOS,
+  ENTIDADES_SALUD,
+  ESTADOS_CIVILES,
+  ESTRATOS,
+  GENEROS,
+  MAX_LENGTHS,
+  PROGRAMAS,
+  TIPOS_DOCUMENTO,
+  ZONAS,
+  matchChoice,
+  type Choice,
+} from './patient.rules.js';
+import type { PatientRow } from './patient.table.js';
+
+/** Longest search text kept; anything longer is cut (no name plus documento is this long). */
+export const QUERY_SEARCH_MAX = 200;
+
+export interface ListQuery {
+  /** query_search as typed (trimmed, cut to QUERY_SEARCH_MAX); '' for none. */
+  query: string;
+  /** mes_filtro 1..18, or null when absent, out of range or not a number (decisions §5: ignored). */
+  mesFiltro: number | null;
+  /** The requested page, ≥ 1 (a non-number means 1); searchPatients clamps it to the last page. */
+  page: number;
+}
+
+/** `?query_search=…&mes_filtro=…&page=…` of the list pages; repeated or odd parameters count as absent. */
+export function parseListQuery(query: unknown): ListQuery {
+  const q = (queryValue(query, 'query_search') ?? '').trim().slice(0, QUERY_SEARCH_MAX);
+  const mesFiltro = parseMesFiltro(queryValue(query, 'mes_filtro'));
+  const rawPage = (queryValue(query, 'page') ?? '').trim();
+  const page = /^\d{1,9}$/.test(rawPage) ? Math.max(1, Number(rawPage)) : /^\d+$/.test(rawPage) ? 1e9 : 1;
+  return { query: q, mesFiltro, page };
+}
+
+/** The list URL with its filters (empty ones left out) and page, e.g. '/patients/?query_search=ana&page=2'. */
+export function listUrl(base: string, params: Record<string, string | number | null | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === null || v === undefined || v === '') continue;
+    search.set(k, String(v));
+  }
+  const s = search.toString();
+  return s ? `${base}?${s}` : base;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The patient form (create and update): decisions §4.
+
+/** The posted fields, exactly the specification's names, plus fecha_inicio_programa. */
+export const PATIENT_FORM_FIELDS = [
+  'nombre',
+  'apellido',
+  'tipo_documento',
+  'documento',
+  'fecha_nacimiento',
+  'genero',
+  'departamento',
+  'ciudad',
+  'zona',
+  'telefono',
+  'celular',
+  'estado_civil',
+  'entidad_salud',
+  'estrato',
+  'peso',
+  'altura',
+  'perimetro_abdominal',
+  'cuello',
+  'medico_remitente',
+  'especialidad',
+  'diagnostico_clinico',
+  'programa',
+  'valor_capita',
+  'fecha_inicio_programa',
+] as const;
+
+export type PatientFormField = (typeof PATIENT_FORM_FIELDS)[number];
+
+/** The stored patient fields a valid form yields (derived columns, id and timestamps are added on write). */
+export type PatientInput = Omit<
+  PatientRow,
+  'id' | 'documento_key' | 'search_text' | 'apellido_norm' | 'nombre_norm' | 'created_at' | 'updated_at' | 'activo_desde'
+>;
+
+export const FORM_MSG = {
+  required: 'Este campo es obligatorio.',
+  tooLong: (max: number, length: number): string => `Máximo ${max} caracteres (tiene ${length}).`,
+  choice: 'Seleccione una opción de la lista.',
+  diagnostico: 'El único diagnóstico permitido es G47.3 (Apnea del Sueño).',
+  estrato: 'El estrato debe ser un número del 1 al 6.',
+  date: 'Ingrese una fecha válida (AAAA-MM-DD).',
+  birthFuture: 'La fecha de nacimiento no puede ser posterior a hoy.',
+  departamento: 'Seleccione un departamento de Colombia de la lista.',
+  ciudad: (departamento: string): string => `Seleccione un municipio de ${departamento}.`,
+  ciudadNeedsDepartamento: 'Primero elija un departamento válido.',
+  documentoTaken: 'Ya existe un paciente con este documento.',
+} as const;
+
+export type PatientFormResult =
+  | { ok: true; patient: PatientInput; fechaInicioPrograma: string | null; values: Record<PatientFormField, string> }
+  | { ok: false; errors: Record<string, string>; values: Record<PatientFormField, string> };
+
+/** Characters as the database counts them (code points, not UTF-16 units). */
+const charCount = (s: string): number => [...s].length;
+
+/**
+ * Validates the posted patient form (already read with readForm, so every field is a single string).
+ * `readErrors` are readForm's own (repeated fields, control characters, unknown fields) and are kept.
+ * On success, choice values are in their canonical form and decimals in hundredths. `values` is what the
+ * form shows again: as typed, except choices that matched, which take their listed form so the select keeps them.
+ */
+export function validatePatientForm(
+  raw: Record<string, string>,
+  today: string,
+  readErrors: Record<string, string> = {},
+): PatientFormResult {
+  const errors: Record<string, string> = { ...readErrors };
+  const values = Object.fromEntries(PATIENT_FORM_FIELDS.map((f) => [f, raw[f] ?? ''])) as Record<PatientFormField, string>;
+  const fail = (field: string, message: string) => {
+    if (!errors[field]) errors[field] = message;
+  };
+
+  const text = (field: keyof typeof MAX_LENGTHS): string => {
+    const v = values[field].trim();
+    const max = MAX_LENGTHS[field];
+    if (v === '') fail(field, FORM_MSG.required);
+    else if (charCount(v) > max) fail(field, FORM_MSG.tooLong(max, charCount(v)));
+    return v;
+  };
+  const choice = <V extends string | number>(field: PatientFormField, choices: readonly Choice<V>[], message: string = FORM_MSG.choice): V | null => {
+    const v = values[field].trim();
+    if (v === '') {
+      fail(field, FORM_MSG.required);
+      return null;
+    }
+    const match = matchChoice(choices, v);
+    if (match === null) fail(field, message);
+    else values[field] = String(match);
+    return match;
+  };
+  const decimal = (field: keyof typeof DECIMAL_MAX_HUNDREDTHS, blank: number | null): number | null => {
+    const v = values[field].trim();
+    if (v === '') return blank;
+    const r = parseDecimalHundredths(v, DECIMAL_MAX_HUNDREDTHS[field]);
+    if (!r.ok) {
+      fail(field, r.error);
+      return null;
+    }
+    return r.value;
+  };
+  const date = (field: PatientFormField, required: boolean): string | null => {
+    const v = values[field].trim();
+    if (v === '') {
+      if (required) fail(field, FORM_MSG.required);
+      return null;
+    }
+    const d = parseIsoDate(v);
+    if (d === null) fail(field, FORM_MSG.date);
+    return d;
+  };
+
+  const nombre = text('nombre');
+  const apellido = text('apellido');
+  const tipo_documento = choice('tipo_documento', TIPOS_DOCUMENTO);
+  const documento = text('documento');
+  const fecha_nacimiento = date('fecha_nacimiento', true);
+  if (fecha_nacimiento !== null && fecha_nacimiento > today) fail('fecha_nacimiento', FORM_MSG.birthFuture);
+  const genero = choice('genero', GENEROS);
+
+  let departamento: string | null = DEFAULT_DEPARTAMENTO;
+  if (values.departamento.trim() !== '') {
+    departamento = matchDepartamento(values.departamento);
+    if (departamento === null) fail('departamento', FORM_MSG.departamento);
+  }
+  if (departamento !== null) values.departamento = departamento;
+  let ciudad: string | null = null;
+  if (values.ciudad.trim() === '') fail('ciudad', FORM_MSG.required);
+  else if (departamento === null) fail('ciudad', FORM_MSG.ciudadNeedsDepartamento);
+  else {
+    ciudad = matchCiudad(departamento, values.ciudad);
+    if (ciudad === null) fail('ciudad', FORM_MSG.ciudad(departamento));
+    else values.ciudad = ciudad;
+  }
+
+  const zona = choice('zona', ZONAS);
+  const telefono = text('telefono');
+  const celular = text('celular');
+  const estado_civil = choice('estado_civil', ESTADOS_CIVILES);
+  const entidad_salud = choice('entidad_salud', ENTIDADES_SALUD);
+  const estrato = choice('estrato', ESTRATOS, FORM_MSG.estrato);
+  const peso = decimal('peso', null);
+  const altura = decimal('altura', null);
+  const perimetro_abdominal = decimal('perimetro_abdominal', null);
+  const cuello = decimal('cuello', null);
+  const medico_remitente = text('medico_remitente');
+  const especialidad = text('especialidad');
+  const diagnostico_clinico = choice('diagnostico_clinico', DIAGNOSTICOS, FORM_MSG.diagnostico);
+  const programa = choice('programa', PROGRAMAS);
+  const valor_capita = decimal('valor_capita', DEFAULT_VALOR_CAPITA_HUNDREDTHS);
+  const fechaInicioPrograma = date('fecha_inicio_programa', false);
+
+  if (
+    Object.keys(errors).length > 0 ||
+    tipo_documento === null ||
+    fecha_nacimiento === null ||
+    genero === null ||
+    departamento === null ||
+    ciudad === null ||
+    zona === null ||
+    estado_civil === null ||
+    entidad_salud === null ||
+    estrato === null ||
+    diagnostico_clinico === null ||
+    programa === null ||
+    valor_capita === null
+  ) {
+    return { ok: false, errors, values };
+  }
+  return {
+    ok: true,
+    values,
+    fechaInicioPrograma,
+    patient: {
+      nombre,
+      apellido,
+      tipo_documento,
+      documento,
+      fecha_nacimiento,
+      genero,
+      departamento,
+      ciudad,
+      zona,
+      telefono,
+      celular,
+      estado_civil,
+      entidad_salud,
+      estrato,
+      peso,
+      altura,
+      perimetro_abdominal,
+      cuello,
+      medico_remitente,
+      especialidad,
+      diagnostico_clinico,
+      programa,
+      valor_capita,
+    },
+  };
+}
+
+/** A stored patient as the form's text values (decimals with a comma), for the pre-filled edit form. */
+export function patientFormValues(p: PatientInput, fechaInicioPrograma: string | null): Record<PatientFormField, string> {
+  const dec = (n: number | null) => (n === null ? '' : formatHundredths(n));
+  return {
+    nombre: p.nombre,
+    apellido: p.apellido,
+    tipo_documento: p.tipo_documento,
+    documento: p.documento,
+    fecha_nacimiento: p.fecha_nacimiento,
+    genero: p.genero,
+    departamento: p.departamento,
+    ciudad: p.ciudad,
+    zona: p.zona,
+    telefono: p.telefono,
+    celular: p.celular,
+    estado_civil: p.estado_civil,
+    entidad_salud: p.entidad_salud,
+    estrato: String(p.estrato),
+    peso: dec(p.peso),
+    altura: dec(p.altura),
+    perimetro_abdominal: dec(p.perimetro_abdominal),
+    cuello: dec(p.cuello),
+    medico_remitente: p.medico_remitente,
+    especialidad: p.especialidad,
+    diagnostico_clinico: p.diagnostico_clinico,
+    programa: p.programa,
+    valor_capita: dec(p.valor_capita),
+    fecha_inicio_programa: fechaInicioPrograma ?? '',
+  };
+}

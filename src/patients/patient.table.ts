@@ -1,0 +1,54 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export interface PatientsTable {
+  id: Generated<number>;
+  nombre: string;
+  apellido: string;
+  tipo_documento: string;
+  documento: string;
+  /** documento trimmed and upper-cased: the uniqueness key. */
+  documento_key: string;
+  fecha_nacimiento: string;
+  genero: string;
+  departamento: string;
+  ciudad: string;
+  zona: string;
+  telefono: string;
+  celular: string;
+  estado_civil: string;
+  entidad_salud: string;
+  estrato: number;
+  /** Hundredths of a kilogram. */
+  peso: number | null;
+  /** Hundredths of a meter. */
+  altura: number | null;
+  /** Hundredths of a centimeter. */
+  perimetro_abdominal: number | null;
+  /** Hundredths of a centimeter. */
+  cuello: number | null;
+  medico_remitente: string;
+  especialidad: string;
+  diagnostico_clinico: string;
+  programa: string;
+  /** Hundredths of a peso. */
+  valor_capita: Generated<number>;
+  /** normalizeForSearch(`${nombre} ${apellido} ${documento}`). */
+  search_text: string;
+  apellido_norm: string;
+  nombre_norm: string;
+  created_at: string;
+  updated_at: string;
+  /**
+   * fecha_inicio of the patient's ACTIVO Ingreso, null when none. Written only by database triggers on
+   * ingresos (migration 0010), never by the application; it drives the indexed patient lists.
+   */
+  activo_desde: ColumnType<string | null, never, never>;
+}
+
+export interface PatientTables {
+  patients: PatientsTable;
+}
+
+export type PatientRow = Selectable<PatientsTable>;
+export type NewPatientRow = Insertable<PatientsTable>;
+export type PatientUpdate = Updateable<PatientsTable>;

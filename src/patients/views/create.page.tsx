@@ -1,0 +1,34 @@
+import { FormError, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { CsrfField, Layout } from '../../web/layout.js';
+import type { PageContext } from '../../web/render.js';
+import { PatientFields } from './patient-form.js';
+
+export function CreatePatientPage({ ctx, values, errors }: { ctx: PageContext; values: FormValues; errors: FieldErrors }) {
+  return (
+    <Layout ctx={ctx} title="Nuevo paciente">
+      <p>
+        <a href="/patients/">← Pacientes</a>
+      </p>
+      <h1>Nuevo paciente</h1>
+      <p class="muted">Los campos marcados con * son obligatorios. Al guardar se abre su primer ciclo (ingreso) ACTIVO.</p>
+      <form method="post" action="/patients/create/" novalidate class="patient-form">
+        <CsrfField ctx={ctx} />
+        <FormError errors={errors} />
+        {Object.keys(errors).length > 0 && !errors._form && (
+          <div class="message message-error" role="alert" data-message-level="error">
+            Revise los campos marcados: no se guardó nada.
+          </div>
+        )}
+        <PatientFields values={values} errors={errors} />
+        <div class="actions">
+          <button type="submit" class="button primary">
+            Guardar paciente
+          </button>
+          <a href="/patients/" class="button">
+            Cancelar
+          </a>
+        </div>
+      </form>
+    </Layout>
+  );
+}

@@ -1,0 +1,150 @@
+import type { IngresoRow } from '../../ingresos/ingreso.table.js';
+import type { AuditListRow } from '../../audit/audit.repository.js';
+import { PatientHistory } from '../../audit/views/patient-history.js';
+import { formatDateEs } from '../../shared/dates.js';
+import { formatCop, formatHundredths } from '../../shared/decimal.js';
+import { FormError, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { CsrfField, Layout } from '../../web/layout.js';
+import type { PageContext } from '../../web/render.js';
+import {
+  DIAGNOSTICOS,
+  ENTIDADES_SALUD,
+  ESTADOS_CIVILES,
+  GENEROS,
+  labelOf,
+  PROGRAMAS,
+  TIPOS_DOCUMENTO,
+  ZONAS,
+} from '../patient.rules.js';
+import type { PatientRow } from '../patient.table.js';
+import { PatientFields } from './patient-form.js';
+
+export interface PatientDetail {
+  patient: PatientRow;
+  edad: number;
+  imc: number | null;
+  /** The ACTIVO Ingreso (the spec's ingreso_actual), or null. */
+  ingreso: IngresoRow | null;
+  mesCapita: number | null;
+  history: AuditListRow[];
+}
+
+const dec = (n: number | null, unit: string) => (n === null ? '—' : `${formatHundredths(n)} ${unit}`);
+
+export function PatientDetailPage({
+  ctx,
+  detail,
+  values,
+  errors,
+  timeZone,
+  historyLimit,
+}: {
+  ctx: PageContext;
+  detail: PatientDetail;
+  values: FormValues;
+  errors: FieldErrors;
+  timeZone: string;
+  historyLimit: number;
+}) {
+  const { patient: p, ingreso } = detail;
+  const estaActivo = ingreso !== null;
+  const rows: [string, string][] = [
+    ['Documento', `${labelOf(TIPOS_DOCUMENTO, p.tipo_documento)} (${p.tipo_documento}) ${p.documento}`],
+    ['Fecha de nacimiento', formatDateEs(p.fecha_nacimiento)],
+    ['Edad', `${detail.edad} años`],
+    ['Género', labelOf(GENEROS, p.genero)],
+    ['Estado civil', labelOf(ESTADOS_CIVILES, p.estado_civil)],
+    ['Teléfono', p.telefono || '—'],
+    ['Celular', p.celular || '—'],
+    ['Departamento', p.departamento],
+    ['Ciudad', p.ciudad],
+    ['Zona', labelOf(ZONAS, p.zona)],
+    ['Estrato', String(p.estrato)],
+    ['Peso', dec(p.peso, 'kg')],
+    ['Altura', dec(p.altura, 'm')],
+    ['IMC', detail.imc === null ? '—' : `${String(detail.imc).replace('.', ',')} kg/m²`],
+    ['Perímetro abdominal', dec(p.perimetro_abdominal, 'cm')],
+    ['Cuello', dec(p.cuello, 'cm')],
+    ['Médico remitente', p.medico_remitente],
+    ['Especialidad', p.especialidad],
+    ['Diagnóstico clínico', `${p.diagnostico_clinico} · ${labelOf(DIAGNOSTICOS, p.diagnostico_clinico)}`],
+    ['Programa', labelOf(PROGRAMAS, p.programa)],
+    ['Entidad de salud', labelOf(ENTIDADES_SALUD, p.entidad_salud)],
+    ['Valor cápita', formatCop(p.valor_capita)],
+  ];
+  return (
+    <Layout ctx={ctx} title={`${p.nombre} ${p.apellido}`}>
+      <p>
+        <a href="/patients/">← Pacientes</a>
+      </p>
+      <div class="page-head" data-patient-id={String(p.id)}>
+        <h1>
+          {p.nombre} {p.apellido}
+        </h1>
+        <span class={estaActivo ? 'badge badge-ACTIVO' : 'badge'} data-esta-activo={estaActivo ? 'true' : 'false'}>
+          {estaActivo ? 'Activo en el programa' : 'Sin ingreso activo'}
+        </span>
+      </div>
+      <div class="actions">
+        <a class="button" href={`/exams/${p.id}/`}>
+          Vista clínica
+        </a>
+        <a class="button" href={`/patients/follow?query_search=${encodeURIComponent(p.documento)}`}>
+          Ciclos del paciente (seguimiento)
+        </a>
+      </div>
+      <div class="grid-2">
+        <section class="card" aria-labelledby="datos-title">
+          <h2 id="datos-title">Datos del paciente</h2>
+          <dl class="summary">
+            {rows.map(([k, v]) => (
+              <>
+                <dt>{k}</dt>
+                <dd>{v}</dd>
+              </>
+            ))}
+          </dl>
+        </section>
+        <section class="card" aria-labelledby="ingreso-title" data-ingreso-actual={ingreso ? String(ingreso.id) : undefined}>
+          <h2 id="ingreso-title">Ingreso actual</h2>
+          {ingreso ? (
+            <dl class="summary">
+              <dt>Estado</dt>
+              <dd>
+                <span class={`badge badge-${ingreso.estado}`}>{ingreso.estado}</span>
+              </dd>
+              <dt>Fecha de inicio</dt>
+              <dd>{formatDateEs(ingreso.fecha_inicio)}</dd>
+              <dt>Mes del programa (mes cápita)</dt>
+              <dd data-mes-capita={String(detail.mesCapita)}>{detail.mesCapita} de 18</dd>
+            </dl>
+          ) : (
+            <p>
+              El paciente no tiene un ingreso ACTIVO. Los ciclos suspendidos o terminados se gestionan en{' '}
+              <a href={`/patients/follow?query_search=${encodeURIComponent(p.documento)}`}>Seguimiento</a>.
+            </p>
+          )}
+        </section>
+      </div>
+      <section aria-labelledby="editar-title">
+        <h2 id="editar-title">Editar datos</h2>
+        <form method="post" action={`/patients/${p.id}/`} novalidate class="patient-form">
+          <CsrfField ctx={ctx} />
+          <FormError errors={errors} />
+          {Object.keys(errors).length > 0 && !errors._form && (
+            <div class="message message-error" role="alert" data-message-level="error">
+              Revise los campos marcados: no se guardó ningún cambio.
+            </div>
+          )}
+          <PatientFields values={values} errors={errors} />
+          <div class="actions">
+            <button type="submit" class="button primary">
+              Guardar cambios
+            </button>
+          </div>
+        </form>
+      </section>
+      <PatientHistory entries={detail.history} timeZone={timeZone} limit={historyLimit} />
+    </Layout>
+  );
+}

@@ -1,0 +1,108 @@
+import { MES_CAPITA_MAX } from '../../ingresos/ingreso.rules.js';
+import { formatDateEs } from '../../shared/dates.js';
+import { SelectField } from '../../web/fields.js';
+import { Layout } from '../../web/layout.js';
+import type { PageContext } from '../../web/render.js';
+import type { PatientSearchResult } from '../patient.repository.js';
+import { ENTIDADES_SALUD, labelOf, PROGRAMAS } from '../patient.rules.js';
+import { listUrl, type ListQuery } from '../patient.schema.js';
+import { Pagination } from './pagination.js';
+
+/** mes_filtro options: months 1 to 18 (the specification's rango_meses 1..19, end exclusive). */
+const MESES = Array.from({ length: MES_CAPITA_MAX }, (_, i) => ({ value: String(i + 1), label: `Mes ${i + 1}` }));
+
+export function countText(total: number, singular: string, plural: string): string {
+  return `${total.toLocaleString('es-CO')} ${total === 1 ? singular : plural}`;
+}
+
+export function PatientListPage({ ctx, filters, result }: { ctx: PageContext; filters: ListQuery; result: PatientSearchResult }) {
+  const filterValues = { query_search: filters.query, mes_filtro: filters.mesFiltro === null ? '' : String(filters.mesFiltro) };
+  const filtered = filters.query !== '' || filters.mesFiltro !== null;
+  return (
+    <Layout ctx={ctx} title="Pacientes">
+      <div class="page-head">
+        <h1>Pacientes activos</h1>
+        <a href="/patients/create/" class="button primary">
+          Nuevo paciente
+        </a>
+      </div>
+      <form method="get" action="/patients/" class="filters" role="search">
+        <div class="field">
+          <label for="id_query_search">Buscar</label>
+          <input id="id_query_search" type="search" name="query_search" value={filters.query} maxLength={200} placeholder="Nombre, apellido o documento" />
+        </div>
+        <SelectField name="mes_filtro" label="Mes del programa" values={filterValues} errors={{}} choices={MESES} placeholder="Todos los meses" />
+        <button type="submit" class="button primary">
+          Buscar
+        </button>
+        {filtered && (
+          <a href="/patients/" class="button">
+            Limpiar filtros
+          </a>
+        )}
+      </form>
+      <p class="result-count" data-total={String(result.total)}>
+        {countText(result.total, 'paciente encontrado', 'pacientes encontrados')}
+      </p>
+      {result.total > 0 && (
+        <p class="export-link">
+          <a href={listUrl('/patients/export.csv', { query_search: filters.query, mes_filtro: filters.mesFiltro })}>Exportar CSV</a>
+        </p>
+      )}
+      {result.rows.length === 0 ? (
+        <p class="empty-state">
+          {filtered
+            ? 'Ningún paciente activo coincide con la búsqueda. Revise el texto o quite los filtros.'
+            : 'Aún no hay pacientes con un ingreso activo. Use «Nuevo paciente» para registrar el primero.'}
+        </p>
+      ) : (
+        <div class="table-wrap">
+          <table class="table">
+            <thead>
+              <tr>
+                <th scope="col">Documento</th>
+                <th scope="col">Nombre completo</th>
+                <th scope="col">Programa</th>
+                <th scope="col">Entidad</th>
+                <th scope="col">Ciudad</th>
+                <th scope="col">Mes</th>
+                <th scope="col">Inicio</th>
+                <th scope="col">
+                  <span class="sr-only">Acciones</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {result.rows.map((r) => (
+                <tr data-patient-id={String(r.id)}>
+                  <td>
+                    {r.tipo_documento} {r.documento}
+                  </td>
+                  <td>
+                    <a href={`/patients/${r.id}/`}>
+                      {r.nombre} {r.apellido}
+                    </a>
+                  </td>
+                  <td>{labelOf(PROGRAMAS, r.programa)}</td>
+                  <td>{labelOf(ENTIDADES_SALUD, r.entidad_salud)}</td>
+                  <td>{r.ciudad}</td>
+                  <td data-mes-capita={r.mes_capita === null ? undefined : String(r.mes_capita)}>{r.mes_capita ?? '—'}</td>
+                  <td>{r.fecha_inicio ? formatDateEs(r.fecha_inicio) : '—'}</td>
+                  <td class="row-actions">
+                    <a href={`/patients/${r.id}/`}>Ficha</a> · <a href={`/exams/${r.id}/`}>Vista clínica</a>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pagination
+        base="/patients/"
+        params={{ query_search: filters.query, mes_filtro: filters.mesFiltro }}
+        page={result.page}
+        pageCount={result.pageCount}
+      />
+    </Layout>
+  );
+}

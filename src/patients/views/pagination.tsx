@@ -1,0 +1,43 @@
+import { listUrl } from '../patient.schema.js';
+
+export interface PaginationProps {
+  /** The list's path, e.g. '/patients/'. */
+  base: string;
+  /** Filters every page link keeps (empty ones are left out), e.g. { query_search, mes_filtro }. */
+  params: Record<string, string | number | null | undefined>;
+  page: number;
+  pageCount: number;
+}
+
+/** Page links that keep the list's filters: first, previous, "Página X de Y", next, last. */
+export function Pagination({ base, params, page, pageCount }: PaginationProps) {
+  if (pageCount <= 1) return null;
+  const href = (n: number) => listUrl(base, { ...params, page: n });
+  return (
+    <nav class="pagination" aria-label="Paginación">
+      {page > 1 && (
+        <>
+          <a href={href(1)} data-page="1">
+            « Primera
+          </a>
+          <a href={href(page - 1)} rel="prev" data-page={String(page - 1)}>
+            ‹ Anterior
+          </a>
+        </>
+      )}
+      <span aria-current="page">
+        Página {page} de {pageCount}
+      </span>
+      {page < pageCount && (
+        <>
+          <a href={href(page + 1)} rel="next" data-page={String(page + 1)}>
+            Siguiente ›
+          </a>
+          <a href={href(pageCount)} data-page={String(pageCount)}>
+            Última »
+          </a>
+        </>
+      )}
+    </nav>
+  );
+}

@@ -1,0 +1,189 @@
+import { DEPARTAMENTOS, DIVIPOLA, municipiosOf } from '../divipola.js';
+import {
+  DIAGNOSTICOS,
+  ENTIDADES_SALUD,
+  ESTADOS_CIVILES,
+  ESTRATOS,
+  GENEROS,
+  MAX_LENGTHS,
+  PROGRAMAS,
+  TIPOS_DOCUMENTO,
+  ZONAS,
+  type Choice,
+} from '../patient.rules.js';
+import { SelectField, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
+
+// The catalogue for public/app.js, which narrows the city list when the department changes. A JSON data block
+// (not executable, so the CSP allows it); '<', '>' and '&' are escaped so the text can never close the element.
+const DIVIPOLA_JSON = JSON.stringify(Object.fromEntries(DIVIPOLA.map((d) => [d.nombre, d.municipios.map((m) => m.nombre)])))
+  .replace(/</g, '\\u003c')
+  .replace(/>/g, '\\u003e')
+  .replace(/&/g, '\\u0026')
+  .replace(/\u2028/g, '\\u2028')
+  .replace(/\u2029/g, '\\u2029');
+
+export function DivipolaJson() {
+  // Constant built from our own catalogue above, never from request data.
+  return <script type="application/json" id="divipola-json" dangerouslySetInnerHTML={{ __html: DIVIPOLA_JSON }} />;
+}
+
+/** Options as strings, plus the posted value when it is not one of them, so an invalid choice is shown again. */
+function withPosted(choices: readonly Choice<string | number>[], posted: string): { value: string; label: string }[] {
+  const list = choices.map((c) => ({ value: String(c.value), label: c.value === c.label ? c.label : `${c.value} · ${c.label}` }));
+  if (posted !== '' && !list.some((c) => c.value === posted)) list.push({ value: posted, label: `${posted} (no válido)` });
+  return list;
+}
+
+function Choose(props: { name: string; label: string; choices: readonly Choice<string | number>[]; values: FormValues; errors: FieldErrors; required?: boolean }) {
+  return (
+    <SelectField
+      name={props.name}
+      label={props.label}
+      values={props.values}
+      errors={props.errors}
+      required={props.required ?? true}
+      choices={withPosted(props.choices, props.values[props.name] ?? '')}
+    />
+  );
+}
+
+/**
+ * Departamento and ciudad: like SelectField, plus the data-departamento / data-ciudad hooks that app.js uses
+ * to narrow the city list in the browser.
+ */
+function PlaceSelect(props: {
+  name: 'departamento' | 'ciudad';
+  label: string;
+  options: readonly string[];
+  values: FormValues;
+  errors: FieldErrors;
+  required: boolean;
+  hint?: string;
+}) {
+  const { name, label, values, errors, required, hint } = props;
+  const current = values[name] ?? '';
+  const options = current !== '' && !props.options.includes(current) ? [...props.options, current] : props.options;
+  const error = errors[name];
+  const describedBy = [error ? `error_${name}` : null, hint ? `hint_${name}` : null].filter(Boolean).join(' ');
+  const hook = name === 'departamento' ? { 'data-departamento': '' } : { 'data-ciudad': '' };
+  return (
+    <div class={error ? 'field field-invalid' : 'field'}>
+      <label for={`id_${name}`}>
+        {label}
+        {required && (
+          <span class="required" aria-hidden="true">
+            {' '}
+            *
+          </span>
+        )}
+      </label>
+      <select
+        id={`id_${name}`}
+        name={name}
+        required={required}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={describedBy || undefined}
+        {...hook}
+      >
+        <option value="">Seleccione…</option>
+        {options.map((o) => (
+          <option value={o} selected={o === current}>
+            {props.options.includes(o) ? o : `${o} (no válido)`}
+          </option>
+        ))}
+      </select>
+      {hint && (
+        <small class="hint" id={`hint_${name}`}>
+          {hint}
+        </small>
+      )}
+      {error && (
+        <p class="field-error" id={`error_${name}`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** Every field of the patient form, in the fieldsets a person scans: decisions §4. */
+export function PatientFields({ values, errors }: { values: FormValues; errors: FieldErrors }) {
+  const v = values;
+  const e = errors;
+  // The server narrows the cities to the chosen department (so it works with scripts off); app.js does it live.
+  const municipios = municipiosOf(v.departamento || 'SANTANDER');
+  return (
+    <>
+      <fieldset>
+        <legend>Identificación</legend>
+        <div class="fields">
+          <TextField name="nombre" label="Nombre" values={v} errors={e} required maxLength={MAX_LENGTHS.nombre} />
+          <TextField name="apellido" label="Apellido" values={v} errors={e} required maxLength={MAX_LENGTHS.apellido} />
+          <Choose name="tipo_documento" label="Tipo de documento" choices={TIPOS_DOCUMENTO} values={v} errors={e} />
+          <TextField name="documento" label="Número de documento" values={v} errors={e} required maxLength={MAX_LENGTHS.documento} />
+          <TextField name="fecha_nacimiento" label="Fecha de nacimiento" type="date" values={v} errors={e} required />
+          <Choose name="genero" label="Género" choices={GENEROS} values={v} errors={e} />
+          <Choose name="estado_civil" label="Estado civil" choices={ESTADOS_CIVILES} values={v} errors={e} />
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Contacto</legend>
+        <div class="fields">
+          <TextField name="telefono" label="Teléfono" type="tel" values={v} errors={e} required maxLength={MAX_LENGTHS.telefono} />
+          <TextField name="celular" label="Celular" type="tel" values={v} errors={e} required maxLength={MAX_LENGTHS.celular} />
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Ubicación</legend>
+        <div class="fields">
+          <PlaceSelect name="departamento" label="Departamento" options={DEPARTAMENTOS} values={v} errors={e} required={false} hint="Si lo deja vacío: SANTANDER." />
+          <PlaceSelect
+            name="ciudad"
+            label="Ciudad o municipio"
+            options={municipios}
+            values={v}
+            errors={e}
+            required
+            hint="Municipios del departamento elegido."
+          />
+          <Choose name="zona" label="Zona" choices={ZONAS} values={v} errors={e} />
+          <Choose name="estrato" label="Estrato" choices={ESTRATOS} values={v} errors={e} />
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Medidas</legend>
+        <div class="fields">
+          <TextField name="peso" label="Peso (kg)" inputMode="decimal" values={v} errors={e} hint="Ej.: 72,5 — hasta 999,99" />
+          <TextField name="altura" label="Altura (m)" inputMode="decimal" values={v} errors={e} hint="Ej.: 1,75 — hasta 99,99" />
+          <TextField name="perimetro_abdominal" label="Perímetro abdominal (cm)" inputMode="decimal" values={v} errors={e} hint="Hasta 999,99" />
+          <TextField name="cuello" label="Perímetro de cuello (cm)" inputMode="decimal" values={v} errors={e} hint="Hasta 999,99" />
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Remisión</legend>
+        <div class="fields">
+          <TextField name="medico_remitente" label="Médico remitente" values={v} errors={e} required maxLength={MAX_LENGTHS.medico_remitente} />
+          <TextField name="especialidad" label="Especialidad" values={v} errors={e} required maxLength={MAX_LENGTHS.especialidad} />
+          <Choose name="diagnostico_clinico" label="Diagnóstico clínico" choices={DIAGNOSTICOS} values={v} errors={e} />
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Programa</legend>
+        <div class="fields">
+          <Choose name="programa" label="Programa" choices={PROGRAMAS} values={v} errors={e} />
+          <Choose name="entidad_salud" label="Entidad de salud" choices={ENTIDADES_SALUD} values={v} errors={e} />
+          <TextField name="valor_capita" label="Valor cápita (COP)" inputMode="decimal" values={v} errors={e} hint="Si lo deja vacío: 259783." />
+          <TextField
+            name="fecha_inicio_programa"
+            label="Fecha de inicio del programa"
+            type="date"
+            values={v}
+            errors={e}
+            hint="Inicio del ciclo activo. Si lo deja vacío: hoy al crear; sin cambios al editar."
+          />
+        </div>
+      </fieldset>
+      <DivipolaJson />
+    </>
+  );
+}

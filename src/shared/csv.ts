@@ -1,0 +1,69 @@
+// CSV for Spanish-language spreadsheets (Excel and LibreOffice with a Colombian locale): UTF-8 with a BOM so
+// accents survive, ';' between cells because ',' is the decimal separator, CRLF line ends, quoting per
+// RFC 4180, and cells that a spreadsheet would run as a formula neutralised with a leading apostrophe.
+// Files are produced as a stream of lines, never built whole in memory.
+
+import { Readable } from 'node:stream';
+import { formatHundredths } from './decimal.js';
+
+export const CSV_BOM = '\uFEFF';
+export const CSV_SEPARATOR = ';';
+export const CSV_EOL = '\r\n';
+
+export type CsvValue = string | number | null | undefined;
+
+// A leading =, +, -, @, tab or carriage return makes Excel and LibreOffice read the cell as a formula.
+const FORMULA_START = /^[=+\-@\t\r]/;
+const NEEDS_QUOTES = /[;"\r\n]/;
+
+/** One cell: text neutralised against formula injection, then quoted when it holds ; " CR or LF. */
+export function csvCell(value: CsvValue): string {
+  if (value === null || value === undefined) return '';
+  let text = typeof value === 'number' ? String(value) : value;
+  if (FORMULA_START.test(text)) text = `'${text}`;
+  return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** One line, CRLF included. */
+export function csvRow(cells: readonly CsvValue[]): string {
+  return cells.map(csvCell).join(CSV_SEPARATOR) + CSV_EOL;
+}
+
+/** Hundredths as a spreadsheet decimal with a comma: 25978300 → '259783,00'. */
+export const csvDecimal = (hundredths: number): string => formatHundredths(hundredths);
+
+/**
+ * The lines of a file, BOM first: the header, then every row the source yields. Pull-based, so a slow reader
+ * holds back the database reads (backpressure) and only one page of rows is in memory at a time.
+ */
+export async function* csvLines(header: readonly string[], rows: AsyncIterable<readonly CsvValue[]>): AsyncGenerator<string> {
+  yield CSV_BOM + csvRow(header);
+  for await (const row of rows) yield csvRow(row);
+}
+
+/** A Readable over the lines, ready to hand to reply.send(). */
+export function csvStream(lines: AsyncIterable<string>): Readable {
+  return Readable.from(lines, { objectMode: false });
+}
+
+/** Keyset paging: calls `fetch` with the last row of the previous page (null first) until a short page. */
+export async function* keysetBatches<T>(fetch: (after: T | null) => Promise<T[]>, pageSize: number): AsyncGenerator<T[]> {
+  let after: T | null = null;
+  for (;;) {
+    const page = await fetch(after);
+    if (page.length > 0) yield page;
+    if (page.length < pageSize) return;
+    after = page[page.length - 1]!;
+  }
+}
+
+/** The rows of keysetBatches one by one. */
+export async function* keysetPages<T>(fetch: (after: T | null) => Promise<T[]>, pageSize: number): AsyncGenerator<T> {
+  for await (const page of keysetBatches(fetch, pageSize)) yield* page;
+}
+
+/** A safe file name for Content-Disposition: letters, digits, dot, dash and underscore only. */
+export function contentDisposition(fileName: string): string {
+  const safe = fileName.replace(/[^A-Za-z0-9._-]/g, '_');
+  return `attachment; filename="${safe}"`;
+}

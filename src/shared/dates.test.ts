@@ -1,0 +1,202 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  addDays,
+  addMonthsToMonthStart,
+  daysInMonth,
+  formatDateEs,
+  formatDateTimeEs,
+  isLeapYear,
+  monthStartOf,
+  monthsBetween,
+  parseIsoDate,
+  parseIsoMonth,
+  splitIsoDate,
+  todayIn,
+} from './dates.js';
+
+describe('todayIn', () => {
+  const cases: Array<[zone: string, instant: string, expected: string]> = [
+    // Bogotá is UTC-5 all year (no DST): 03:00Z is still the previous evening there.
+    ['America/Bogota', '2026-11-22T03:00:00.000Z', '2026-11-21'],
+    ['UTC', '2026-11-22T03:00:00.000Z', '2026-11-22'],
+    ['America/Bogota', '2026-11-22T04:59:59.999Z', '2026-11-21'],
+    ['America/Bogota', '2026-11-22T05:00:00.000Z', '2026-11-22'],
+    ['America/Bogota', '2027-01-01T04:00:00.000Z', '2026-12-31'],
+    ['America/Bogota', '2024-03-01T04:00:00.000Z', '2024-02-29'],
+    ['Asia/Tokyo', '2026-11-21T15:00:00.000Z', '2026-11-22'],
+    ['UTC', '2026-11-21T23:59:59.999Z', '2026-11-21'],
+  ];
+  for (const [zone, instant, expected] of cases) {
+    test(`${instant} in ${zone} is ${expected}`, () => {
+      assert.equal(todayIn(zone, new Date(instant)), expected);
+    });
+  }
+
+  test('an unknown zone throws', () => {
+    assert.throws(() => todayIn('Mars/Olympus', new Date()), RangeError);
+  });
+});
+
+describe('parseIsoDate', () => {
+  const cases: Array<[input: string, expected: string | null]> = [
+    ['2024-02-29', '2024-02-29'],
+    ['2023-02-29', null],
+    ['2024-02-30', null],
+    ['2000-02-29', '2000-02-29'], // divisible by 400
+    ['1900-02-29', null], // divisible by 100, not 400
+    ['2100-02-29', null],
+    ['2026-04-30', '2026-04-30'],
+    ['2026-04-31', null],
+    ['2026-12-31', '2026-12-31'],
+    ['2026-13-01', null],
+    ['2026-00-10', null],
+    ['2026-01-00', null],
+    [' 2024-01-01 ', '2024-01-01'],
+    ['\t2024-01-01\n', '2024-01-01'],
+    ['1900-01-01', '1900-01-01'],
+    ['2100-12-31', '2100-12-31'],
+    ['1899-12-31', null],
+    ['2101-01-01', null],
+    ['2024-1-01', null],
+    ['2024-01-1', null],
+    ['24-01-01', null],
+    ['2024/01/01', null],
+    ['01/01/2024', null],
+    ['2024-01-01T00:00:00Z', null],
+    ['20240101', null],
+    ['', null],
+    ['   ', null],
+    ['abcd-ef-gh', null],
+    ['２０２４-01-01', null], // full-width digits
+    ['2024-01-01x', null],
+    ['+2024-01-01', null],
+  ];
+  for (const [input, expected] of cases) {
+    test(`${JSON.stringify(input)} → ${expected}`, () => {
+      assert.equal(parseIsoDate(input), expected);
+    });
+  }
+});
+
+describe('parseIsoMonth', () => {
+  const cases: Array<[string, string | null]> = [
+    ['2026-11', '2026-11'],
+    [' 2026-01 ', '2026-01'],
+    ['2026-13', null],
+    ['2026-00', null],
+    ['2026-1', null],
+    ['2026-11-01', null],
+    ['1899-12', null],
+    ['', null],
+  ];
+  for (const [input, expected] of cases) {
+    test(`${JSON.stringify(input)} → ${expected}`, () => assert.equal(parseIsoMonth(input), expected));
+  }
+});
+
+describe('calendar basics', () => {
+  test('isLeapYear', () => {
+    assert.deepEqual(
+      [1900, 2000, 2023, 2024, 2100].map(isLeapYear),
+      [false, true, false, true, false],
+    );
+  });
+  test('daysInMonth', () => {
+    assert.deepEqual(
+      Array.from({ length: 12 }, (_, i) => daysInMonth(2023, i + 1)),
+      [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31],
+    );
+    assert.equal(daysInMonth(2024, 2), 29);
+  });
+  test('splitIsoDate throws on malformed input', () => {
+    assert.deepEqual(splitIsoDate('2026-11-22'), { year: 2026, month: 11, day: 22 });
+    assert.throws(() => splitIsoDate('22/11/2026'), RangeError);
+  });
+});
+
+describe('monthStartOf', () => {
+  const cases: Array<[string, string]> = [
+    ['2026-11-22', '2026-11-01'],
+    ['2026-11-01', '2026-11-01'],
+    ['2024-02-29', '2024-02-01'],
+    ['2026-12-31', '2026-12-01'],
+  ];
+  for (const [input, expected] of cases) {
+    test(`${input} → ${expected}`, () => assert.equal(monthStartOf(input), expected));
+  }
+});
+
+describe('addMonthsToMonthStart', () => {
+  const cases: Array<[string, number, string]> = [
+    ['2026-11-01', 0, '2026-11-01'],
+    ['2026-11-01', 1, '2026-12-01'],
+    ['2026-11-01', 2, '2027-01-01'],
+    ['2026-01-01', -1, '2025-12-01'],
+    ['2026-11-01', -16, '2025-07-01'],
+    ['2026-11-01', -17, '2025-06-01'],
+    ['2026-11-01', -23, '2024-12-01'],
+    ['2026-11-01', -24, '2024-11-01'],
+    ['2026-11-01', -35, '2023-12-01'],
+    ['2026-12-01', 12, '2027-12-01'],
+    ['2026-12-01', 13, '2028-01-01'],
+  ];
+  for (const [start, months, expected] of cases) {
+    test(`${start} ${months >= 0 ? '+' : ''}${months} → ${expected}`, () => {
+      assert.equal(addMonthsToMonthStart(start, months), expected);
+    });
+  }
+  test('rejects a date that is not a month start, and fractional months', () => {
+    assert.throws(() => addMonthsToMonthStart('2026-11-02', 1), RangeError);
+    assert.throws(() => addMonthsToMonthStart('2026-11-01', 1.5), RangeError);
+  });
+});
+
+describe('monthsBetween', () => {
+  const cases: Array<[string, string, number]> = [
+    ['2026-10-31', '2026-11-01', 1],
+    ['2026-11-01', '2026-11-30', 0],
+    ['2025-12-31', '2026-01-01', 1],
+    ['2026-11-22', '2025-11-22', -12],
+  ];
+  for (const [a, b, expected] of cases) {
+    test(`${a} → ${b} = ${expected}`, () => assert.equal(monthsBetween(a, b), expected));
+  }
+});
+
+describe('addDays', () => {
+  const cases: Array<[string, number, string]> = [
+    ['2026-11-22', 0, '2026-11-22'],
+    ['2026-11-22', 9, '2026-12-01'],
+    ['2026-03-01', -1, '2026-02-28'],
+    ['2024-03-01', -1, '2024-02-29'],
+    ['2026-12-31', 1, '2027-01-01'],
+    ['2026-11-22', -90, '2026-08-24'],
+  ];
+  for (const [date, n, expected] of cases) {
+    test(`${date} ${n >= 0 ? '+' : ''}${n} → ${expected}`, () => assert.equal(addDays(date, n), expected));
+  }
+});
+
+describe('formatDateEs', () => {
+  const cases: Array<[string, string]> = [
+    ['2026-11-22', '22/11/2026'],
+    ['2024-02-05', '05/02/2024'],
+    ['not a date', 'not a date'],
+    ['', ''],
+  ];
+  for (const [input, expected] of cases) {
+    test(`${JSON.stringify(input)} → ${JSON.stringify(expected)}`, () => assert.equal(formatDateEs(input), expected));
+  }
+});
+
+describe('formatDateTimeEs', () => {
+  test('shows local wall time in the zone', () => {
+    assert.equal(formatDateTimeEs('2026-11-22T03:05:00.000Z', 'America/Bogota'), '21/11/2026 22:05');
+    assert.equal(formatDateTimeEs(new Date('2026-11-22T05:00:00.000Z'), 'America/Bogota'), '22/11/2026 00:00');
+    assert.equal(formatDateTimeEs('2026-11-22T10:00:00.000Z', 'UTC'), '22/11/2026 10:00');
+  });
+  test('an unparseable timestamp is returned unchanged', () => {
+    assert.equal(formatDateTimeEs('garbage', 'UTC'), 'garbage');
+  });
+});

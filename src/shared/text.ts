@@ -1,0 +1,32 @@
+// Text normalisation. Two variants on purpose:
+//
+// - normalizeForSearch: for free-text search and ordering of names. Lower case, no accents, single spaces;
+//   punctuation is kept so a search is a literal substring match ('jose perez' finds 'José  Pérez').
+// - normalizeForMatch: for recognising a posted value against a fixed catalogue (DIVIPOLA, choice lists).
+//   Upper case, no accents, and every character that is not a letter or digit removed, so 'bogota dc',
+//   'Bogotá D.C.' and 'BOGOTÁ, D.C.' all give 'BOGOTADC'. Checked to be collision-free on the catalogues.
+
+// After NFD, accents are separate combining marks (á = a + U+0301, ñ = n + U+0303): dropping them leaves
+// the base letter.
+const COMBINING_MARKS = /\p{M}+/gu;
+const WHITESPACE = /\s+/gu;
+const NOT_ALNUM = /[^A-Z0-9]+/g;
+
+export function stripAccents(s: string): string {
+  return s.normalize('NFD').replace(COMBINING_MARKS, '').normalize('NFC');
+}
+
+/** 'José  PÉREZ ' → 'jose perez'. Lower case, no accents, single spaces, trimmed. */
+export function normalizeForSearch(s: string): string {
+  return stripAccents(s).toLowerCase().replace(WHITESPACE, ' ').trim();
+}
+
+/** 'Bogotá, D.C.' → 'BOGOTADC'. Upper case, no accents, only ASCII letters and digits. */
+export function normalizeForMatch(s: string): string {
+  return stripAccents(s).toUpperCase().replace(NOT_ALNUM, '');
+}
+
+/** Trims and collapses inner whitespace runs to one space: for names typed with stray spaces. */
+export function collapseSpaces(s: string): string {
+  return s.replace(WHITESPACE, ' ').trim();
+}

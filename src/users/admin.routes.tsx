@@ -1,0 +1,143 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { recordAudit } from '../audit/audit.repository.js';
+import type { FieldErrors } from '../web/fields.js';
+import { hasErrors, parseId, readForm } from '../web/form.js';
+import { pageContext, redirectWith, sendPage } from '../web/render.js';
+import { requireAdmin } from './admin.guard.js';
+import { hashPassword } from './password.js';
+import { listUsers, resetPassword, setUserActive, type UserListRow } from './user-admin.repository.js';
+import { findUserById, insertUser, UsernameTakenError } from './user.repository.js';
+import { validatePassword, validateUsername } from './user.rules.js';
+import { UserDetailPage, UsersPage } from './views/users.page.js';
+
+export const USER_MSG = {
+  created: (u: string) => `Se creó el usuario ${u}.`,
+  taken: 'Ese nombre de usuario ya existe.',
+  mismatch: 'Las contraseñas no coinciden.',
+  deactivated: (u: string) => `El usuario ${u} quedó desactivado y sus sesiones se cerraron.`,
+  reactivated: (u: string) => `El usuario ${u} fue reactivado.`,
+  alreadyInactive: (u: string) => `El usuario ${u} ya estaba desactivado.`,
+  alreadyActive: (u: string) => `El usuario ${u} ya estaba activo.`,
+  notSelf: 'No puede desactivar su propia cuenta. Pida a otro administrador que lo haga.',
+  passwordReset: (u: string) => `Se restableció la contraseña de ${u}; sus sesiones abiertas se cerraron.`,
+} as const;
+
+/** Routes under /users (administrators): the team's accounts. Login and own password live in auth.routes. */
+export async function userAdminRoutes(app: FastifyInstance): Promise<void> {
+  const { db, clock, config } = app.deps;
+  const admin = { preHandler: requireAdmin };
+  const actorOf = (request: FastifyRequest) => ({ id: request.user!.id, username: request.user!.username });
+
+  const renderList = async (request: FastifyRequest, reply: FastifyReply, values: Record<string, string>, errors: FieldErrors) =>
+    sendPage(reply, <UsersPage ctx={pageContext(request, reply)} users={await listUsers(db)} values={values} errors={errors} timeZone={config.timeZone} />);
+
+  const renderDetail = (request: FastifyRequest, reply: FastifyReply, user: UserListRow, errors: FieldErrors) =>
+    sendPage(reply, <UserDetailPage ctx={pageContext(request, reply)} user={user} errors={errors} timeZone={config.timeZone} />);
+
+  /** The user of the path, or null after answering 404. */
+  const targetOf = async (request: FastifyRequest, reply: FastifyReply): Promise<UserListRow | null> => {
+    const id = parseId((request.params as { id?: string }).id);
+    const user = id === null ? undefined : await findUserById(db, id);
+    if (!user) {
+      await reply.callNotFound();
+      return null;
+    }
+    return user;
+  };
+
+  app.get('/', admin, async (request, reply) => renderList(request, reply, {}, {}));
+
+  app.post('/create/', admin, async (request, reply) => {
+    const { values, errors } = readForm(request.body, ['username', 'password', 'password2', 'is_admin']);
+    const username = values.username!.trim();
+    const isAdminFlag = values.is_admin !== '';
+    if (!errors.username) {
+      const e = validateUsername(username);
+      if (e) errors.username = e;
+    }
+    if (!errors.password) {
+      const e = validatePassword(values.password!, username);
+      if (e) errors.password = e;
+      else if (values.password !== values.password2) errors.password2 = USER_MSG.mismatch;
+    }
+    const kept = { username: username.slice(0, 150), is_admin: isAdminFlag ? '1' : '' };
+    if (hasErrors(errors)) return renderList(request, reply, kept, errors);
+    const passwordHash = await hashPassword(values.password!);
+    const now = clock.now();
+    try {
+      await db.transaction().execute(async (trx) => {
+        const id = await insertUser(trx, { username, passwordHash, isAdmin: isAdminFlag, now: now.toISOString() });
+        await recordAudit(trx, {
+          at: now,
+          actor: actorOf(request),
+          action: 'user.create',
+          entityType: 'user',
+          entityId: id,
+          changes: { username: [null, username], is_admin: [null, isAdminFlag], is_active: [null, true] },
+          requestId: String(request.id),
+        });
+      });
+    } catch (err) {
+      if (err instanceof UsernameTakenError) return renderList(request, reply, kept, { username: USER_MSG.taken });
+      throw err;
+    }
+    return redirectWith(reply, '/users/', 'success', USER_MSG.created(username));
+  });
+
+  app.get('/:id/', admin, async (request, reply) => {
+    const user = await targetOf(request, reply);
+    if (!user) return reply;
+    return renderDetail(request, reply, user, {});
+  });
+
+  const changeActive = (active: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const user = await targetOf(request, reply);
+    if (!user) return reply;
+    const back = `/users/${user.id}/`;
+    if (!active && user.id === request.user!.id) return redirectWith(reply, back, 'error', USER_MSG.notSelf);
+    if ((user.is_active === 1) === active) {
+      return redirectWith(reply, back, 'info', active ? USER_MSG.alreadyActive(user.username) : USER_MSG.alreadyInactive(user.username));
+    }
+    await db.transaction().execute(async (trx) => {
+      await setUserActive(trx, user.id, active);
+      await recordAudit(trx, {
+        at: clock.now(),
+        actor: actorOf(request),
+        action: active ? 'user.reactivate' : 'user.deactivate',
+        entityType: 'user',
+        entityId: user.id,
+        changes: { is_active: [!active, active] },
+        requestId: String(request.id),
+      });
+    });
+    return redirectWith(reply, back, 'success', active ? USER_MSG.reactivated(user.username) : USER_MSG.deactivated(user.username));
+  };
+  app.post('/:id/deactivate/', admin, changeActive(false));
+  app.post('/:id/reactivate/', admin, changeActive(true));
+
+  app.post('/:id/password/', admin, async (request, reply) => {
+    const user = await targetOf(request, reply);
+    if (!user) return reply;
+    const { values, errors } = readForm(request.body, ['password', 'password2']);
+    if (!errors.password) {
+      const e = validatePassword(values.password!, user.username);
+      if (e) errors.password = e;
+      else if (values.password !== values.password2) errors.password2 = USER_MSG.mismatch;
+    }
+    if (hasErrors(errors)) return renderDetail(request, reply, user, errors);
+    const passwordHash = await hashPassword(values.password!);
+    await db.transaction().execute(async (trx) => {
+      await resetPassword(trx, user.id, passwordHash, user.id === request.user!.id ? (request.sessionIdHash ?? undefined) : undefined);
+      await recordAudit(trx, {
+        at: clock.now(),
+        actor: actorOf(request),
+        action: 'user.password_reset',
+        entityType: 'user',
+        entityId: user.id,
+        changes: { password: ['(anterior)', '(restablecida)'] },
+        requestId: String(request.id),
+      });
+    });
+    return redirectWith(reply, `/users/${user.id}/`, 'success', USER_MSG.passwordReset(user.username));
+  });
+}

@@ -1,0 +1,176 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { recordAudit } from '../audit/audit.repository.js';
+import type { FieldErrors } from '../web/fields.js';
+import { hasErrors, queryValue, readForm } from '../web/form.js';
+import { pageContext, redirectWith, sendPage } from '../web/render.js';
+import { endSession, startSession } from '../web/session.js';
+import { hashPassword, verifyAgainstDummy, verifyPassword } from './password.js';
+import { deleteSessionsOfUser, listSessionsOfUser } from './session.repository.js';
+import {
+  clearLoginFailures,
+  countUsers,
+  findUserById,
+  findUserByUsername,
+  insertUser,
+  recentLoginFailures,
+  recordLogin,
+  recordLoginFailure,
+  updatePasswordHash,
+  UsernameTakenError,
+} from './user.repository.js';
+import { isLocked, safeNext, USERNAME_MAX, PASSWORD_MAX, validatePassword, validateUsername } from './user.rules.js';
+import { LoginPage, LogoutPage, SetupPage } from './views/login.page.js';
+import { PasswordPage } from './views/password.page.js';
+
+const BAD_CREDENTIALS = 'Usuario o contraseña incorrectos.';
+const LOCKED =
+  'Demasiados intentos fallidos para este usuario. Por seguridad, el acceso queda bloqueado durante 15 minutos.';
+
+export interface AuthRoutesOptions {
+  /** The one-time first-run token printed by `npm start`, or null when setup is not offered. */
+  setupToken: string | null;
+  loginAttemptsPerMinute: number;
+}
+
+/** Login, logout, first-run setup, and each user's own password and sessions. */
+export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions): Promise<void> {
+  const { db, clock } = app.deps;
+  const actorOf = (request: FastifyRequest) => (request.user ? { id: request.user.id, username: request.user.username } : null);
+
+  app.get('/login/', async (request, reply) => {
+    const next = safeNext(queryValue(request.query, 'next'));
+    if (request.user) return reply.redirect(next ?? '/dashboard/', 302);
+    return sendPage(reply, <LoginPage ctx={pageContext(request, reply)} values={{}} errors={{}} next={next} />);
+  });
+
+  app.post(
+    '/login/',
+    { config: { rateLimit: { max: opts.loginAttemptsPerMinute, timeWindow: '1 minute' } } },
+    async (request, reply) => {
+      const next = safeNext(queryValue(request.query, 'next')) ?? safeNext((request.body as Record<string, unknown>)?.next);
+      const { values, errors } = readForm(request.body, ['username', 'password', 'next']);
+      const username = values.username!.trim();
+      const password = values.password!;
+      const again = (status: number, errs: FieldErrors) =>
+        sendPage(reply, <LoginPage ctx={pageContext(request, reply)} values={{ username: username.slice(0, USERNAME_MAX) }} errors={errs} next={next} />, status);
+
+      if (errors.username || errors.password || !username || !password || username.length > USERNAME_MAX || password.length > PASSWORD_MAX) {
+        return again(200, { _form: BAD_CREDENTIALS });
+      }
+      const now = clock.now();
+      if (isLocked(await recentLoginFailures(db, username, now), now)) {
+        return again(429, { _form: LOCKED });
+      }
+      const user = await findUserByUsername(db, username);
+      const ok = user && user.is_active === 1 ? await verifyPassword(password, user.password_hash) : await verifyAgainstDummy(password);
+      if (!user || !ok || user.is_active !== 1) {
+        await db.transaction().execute(async (trx) => {
+          await recordLoginFailure(trx, username, now);
+          await recordAudit(trx, {
+            at: now,
+            actor: user ? { id: user.id, username: user.username } : null,
+            action: 'login_failed',
+            entityType: 'user',
+            entityId: user?.id ?? null,
+            changes: user ? null : { username: username.slice(0, USERNAME_MAX) },
+            requestId: String(request.id),
+          });
+        });
+        if (isLocked(await recentLoginFailures(db, username, now), now)) return again(429, { _form: LOCKED });
+        return again(200, { _form: BAD_CREDENTIALS });
+      }
+      await startSession(request, reply, user.id);
+      await db.transaction().execute(async (trx) => {
+        await clearLoginFailures(trx, username);
+        await recordLogin(trx, user.id, now.toISOString());
+        await recordAudit(trx, { at: now, actor: { id: user.id, username: user.username }, action: 'login', entityType: 'user', entityId: user.id, requestId: String(request.id) });
+      });
+      return reply.redirect(next ?? '/dashboard/', 302);
+    },
+  );
+
+  app.get('/logout/', async (request, reply) => sendPage(reply, <LogoutPage ctx={pageContext(request, reply)} />));
+
+  app.post('/logout/', async (request, reply) => {
+    const actor = actorOf(request);
+    if (actor) {
+      await recordAudit(db, { at: clock.now(), actor, action: 'logout', entityType: 'user', entityId: actor.id, requestId: String(request.id) });
+    }
+    await endSession(request, reply);
+    return redirectWith(reply, '/users/login/', 'info', 'Sesión cerrada.');
+  });
+
+  // First run: whoever holds the printed link creates the first administrator; 404 once any user exists.
+  const setupAvailable = async (token: string | undefined): Promise<boolean> =>
+    opts.setupToken !== null && token === opts.setupToken && (await countUsers(db)) === 0;
+
+  app.get('/setup/', async (request, reply) => {
+    const token = queryValue(request.query, 'token');
+    if (!(await setupAvailable(token))) return reply.callNotFound();
+    return sendPage(reply, <SetupPage ctx={pageContext(request, reply)} values={{}} errors={{}} token={token!} />);
+  });
+
+  app.post('/setup/', async (request, reply) => {
+    const { values, errors } = readForm(request.body, ['token', 'username', 'password', 'password2']);
+    if (!(await setupAvailable(values.token))) return reply.callNotFound();
+    const username = values.username!.trim();
+    const usernameError = validateUsername(username);
+    if (usernameError) errors.username = usernameError;
+    const passwordError = validatePassword(values.password!, username);
+    if (passwordError) errors.password = passwordError;
+    else if (values.password !== values.password2) errors.password2 = 'Las contraseñas no coinciden.';
+    if (hasErrors(errors)) {
+      return sendPage(reply, <SetupPage ctx={pageContext(request, reply)} values={{ username }} errors={errors} token={values.token!} />);
+    }
+    const now = clock.now();
+    const passwordHash = await hashPassword(values.password!);
+    let userId: number;
+    try {
+      userId = await db.transaction().execute(async (trx) => {
+        if ((await countUsers(trx)) > 0) throw new UsernameTakenError(username);
+        const id = await insertUser(trx, { username, passwordHash, isAdmin: true, now: now.toISOString() });
+        await recordAudit(trx, { at: now, actor: { id, username }, action: 'user.create', entityType: 'user', entityId: id, changes: { username: [null, username], is_admin: [null, true] }, requestId: String(request.id) });
+        return id;
+      });
+    } catch (err) {
+      if (err instanceof UsernameTakenError) return reply.callNotFound();
+      throw err;
+    }
+    await startSession(request, reply, userId);
+    return redirectWith(reply, '/dashboard/', 'success', `Bienvenido, ${username}. La cuenta de administrador está lista.`);
+  });
+
+  const renderPassword = async (request: FastifyRequest, reply: FastifyReply, errors: FieldErrors) => {
+    const rows = await listSessionsOfUser(db, request.user!.id);
+    const sessions = rows.map((r) => ({ current: r.id_hash === request.sessionIdHash, createdAt: r.created_at, lastSeenAt: r.last_seen_at, ip: r.ip, userAgent: r.user_agent }));
+    return sendPage(reply, <PasswordPage ctx={pageContext(request, reply)} errors={errors} sessions={sessions} timeZone={app.deps.config.timeZone} />);
+  };
+
+  app.get('/password/', async (request, reply) => renderPassword(request, reply, {}));
+
+  app.post('/password/', async (request, reply) => {
+    const { values, errors } = readForm(request.body, ['old_password', 'new_password1', 'new_password2']);
+    const me = request.user!;
+    const user = await findUserById(db, me.id);
+    if (!user) return reply.callNotFound();
+    if (!errors.old_password && !(await verifyPassword(values.old_password!, user.password_hash))) {
+      errors.old_password = 'La contraseña actual no es correcta.';
+    }
+    const weak = validatePassword(values.new_password1!, user.username);
+    if (weak) errors.new_password1 = weak;
+    else if (values.new_password1 !== values.new_password2) errors.new_password2 = 'Las contraseñas no coinciden.';
+    if (hasErrors(errors)) return renderPassword(request, reply, errors);
+    const passwordHash = await hashPassword(values.new_password1!);
+    await db.transaction().execute(async (trx) => {
+      await updatePasswordHash(trx, me.id, passwordHash);
+      await deleteSessionsOfUser(trx, me.id, request.sessionIdHash ?? undefined);
+      await recordAudit(trx, { at: clock.now(), actor: actorOf(request), action: 'user.password_change', entityType: 'user', entityId: me.id, requestId: String(request.id) });
+    });
+    return redirectWith(reply, '/users/password/', 'success', 'Contraseña cambiada. Las demás sesiones abiertas se cerraron.');
+  });
+
+  app.post('/sessions/end-others/', async (request, reply) => {
+    await deleteSessionsOfUser(db, request.user!.id, request.sessionIdHash ?? undefined);
+    return redirectWith(reply, '/users/password/', 'success', 'Se cerraron las demás sesiones.');
+  });
+}

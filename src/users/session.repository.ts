@@ -1,0 +1,87 @@
+import type { Executor } from '../db/database.js';
+
+export interface SessionUser {
+  id: number;
+  username: string;
+  isAdmin: boolean;
+}
+
+export interface SessionRecord {
+  idHash: string;
+  createdAt: string;
+  lastSeenAt: string;
+  user: SessionUser;
+}
+
+/** One indexed read: the session and its user, only while the user is active. */
+export async function findActiveSession(db: Executor, idHash: string): Promise<SessionRecord | null> {
+  const row = await db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select([
+      'sessions.id_hash',
+      'sessions.created_at',
+      'sessions.last_seen_at',
+      'users.id as user_id',
+      'users.username',
+      'users.is_admin',
+    ])
+    .where('sessions.id_hash', '=', idHash)
+    .where('users.is_active', '=', 1)
+    .executeTakeFirst();
+  if (!row) return null;
+  return {
+    idHash: row.id_hash,
+    createdAt: row.created_at,
+    lastSeenAt: row.last_seen_at,
+    user: { id: row.user_id, username: row.username, isAdmin: row.is_admin === 1 },
+  };
+}
+
+export async function insertSession(
+  db: Executor,
+  session: { idHash: string; userId: number; now: string; ip: string | null; userAgent: string | null },
+): Promise<void> {
+  await db
+    .insertInto('sessions')
+    .values({
+      id_hash: session.idHash,
+      user_id: session.userId,
+      created_at: session.now,
+      last_seen_at: session.now,
+      ip: session.ip,
+      user_agent: session.userAgent,
+    })
+    .execute();
+}
+
+export async function touchSession(db: Executor, idHash: string, now: string): Promise<void> {
+  await db.updateTable('sessions').set({ last_seen_at: now }).where('id_hash', '=', idHash).execute();
+}
+
+export async function deleteSession(db: Executor, idHash: string): Promise<void> {
+  await db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
+}
+
+export async function deleteSessionsOfUser(db: Executor, userId: number, exceptIdHash?: string): Promise<void> {
+  let q = db.deleteFrom('sessions').where('user_id', '=', userId);
+  if (exceptIdHash) q = q.where('id_hash', '!=', exceptIdHash);
+  await q.execute();
+}
+
+export async function listSessionsOfUser(db: Executor, userId: number) {
+  return db
+    .selectFrom('sessions')
+    .select(['id_hash', 'created_at', 'last_seen_at', 'ip', 'user_agent'])
+    .where('user_id', '=', userId)
+    .orderBy('last_seen_at', 'desc')
+    .execute();
+}
+
+/** Removes sessions that can no longer be used, so the table does not grow without bound. */
+export async function deleteExpiredSessions(db: Executor, idleBefore: string, createdBefore: string): Promise<void> {
+  await db
+    .deleteFrom('sessions')
+    .where((eb) => eb.or([eb('last_seen_at', '<', idleBefore), eb('created_at', '<', createdBefore)]))
+    .execute();
+}

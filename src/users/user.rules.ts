@@ -1,0 +1,46 @@
+export const PASSWORD_MIN = 12;
+export const PASSWORD_MAX = 128;
+export const USERNAME_MAX = 150;
+
+/** The key a user name is unique by: trimmed and lower-cased. */
+export const usernameKey = (username: string): string => username.trim().toLowerCase();
+
+/** Spanish error for an unacceptable user name, or null. */
+export function validateUsername(username: string): string | null {
+  const u = username.trim();
+  if (u.length === 0) return 'Escriba un nombre de usuario.';
+  if (u.length > USERNAME_MAX) return `El nombre de usuario admite hasta ${USERNAME_MAX} caracteres.`;
+  if (!/^[\p{L}\p{N}@.+_-]+$/u.test(u)) return 'Use solo letras, números y los signos @ . + - _ (sin espacios).';
+  return null;
+}
+
+/** Spanish error for a weak or unacceptable password, or null (decisions §1). */
+export function validatePassword(password: string, username: string): string | null {
+  if (password.length < PASSWORD_MIN) return `La contraseña debe tener al menos ${PASSWORD_MIN} caracteres.`;
+  if (password.length > PASSWORD_MAX) return `La contraseña admite hasta ${PASSWORD_MAX} caracteres.`;
+  if (usernameKey(password) === usernameKey(username)) return 'La contraseña no puede ser igual al nombre de usuario.';
+  return null;
+}
+
+/** `next` is honoured only when it is a relative path on this site: never //host, a scheme or a backslash. */
+export function safeNext(next: unknown): string | null {
+  if (typeof next !== 'string' || next.length === 0 || next.length > 2000) return null;
+  if (!next.startsWith('/') || next.startsWith('//') || next.includes('\\')) return null;
+  if (/[\u0000-\u001F\u007F]/.test(next)) return null;
+  if (next.startsWith('/users/login') || next.startsWith('/users/logout')) return null;
+  return next;
+}
+
+export const LOCK_FAILURES = 5;
+export const LOCK_WINDOW_MS = 15 * 60_000;
+
+/**
+ * Locked when the last five failures fell within 15 minutes and the latest is less than 15 minutes old.
+ * `recentFailures` are ISO times, newest first.
+ */
+export function isLocked(recentFailures: readonly string[], now: Date): boolean {
+  if (recentFailures.length < LOCK_FAILURES) return false;
+  const newest = Date.parse(recentFailures[0]!);
+  const fifth = Date.parse(recentFailures[LOCK_FAILURES - 1]!);
+  return newest - fifth <= LOCK_WINDOW_MS && now.getTime() - newest < LOCK_WINDOW_MS;
+}

@@ -1,0 +1,81 @@
+import { formatDateTimeEs } from '../../shared/dates.js';
+import { FormError, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { CsrfField, Layout } from '../../web/layout.js';
+import type { PageContext } from '../../web/render.js';
+
+export interface OpenSession {
+  current: boolean;
+  createdAt: string;
+  lastSeenAt: string;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export function PasswordPage({
+  ctx,
+  errors,
+  sessions,
+  timeZone,
+}: {
+  ctx: PageContext;
+  errors: FieldErrors;
+  sessions: OpenSession[];
+  timeZone: string;
+}) {
+  const empty: FormValues = {};
+  const others = sessions.filter((s) => !s.current).length;
+  return (
+    <Layout ctx={ctx} title="Mi cuenta">
+      <h1>Mi cuenta</h1>
+      <div class="grid-2">
+        <section class="card">
+          <h2>Cambiar contraseña</h2>
+          <form method="post" action="/users/password/" novalidate>
+            <CsrfField ctx={ctx} />
+            <FormError errors={errors} />
+            <TextField name="old_password" label="Contraseña actual" type="password" values={empty} errors={errors} required maxLength={128} autocomplete="current-password" />
+            <TextField name="new_password1" label="Nueva contraseña" type="password" values={empty} errors={errors} required maxLength={128} hint="Al menos 12 caracteres, distinta del usuario." autocomplete="new-password" />
+            <TextField name="new_password2" label="Repita la nueva contraseña" type="password" values={empty} errors={errors} required maxLength={128} autocomplete="new-password" />
+            <button type="submit" class="button primary">
+              Cambiar contraseña
+            </button>
+          </form>
+        </section>
+        <section class="card">
+          <h2>Sesiones abiertas</h2>
+          <div class="table-wrap">
+          <table class="table">
+            <thead>
+              <tr>
+                <th scope="col">Inicio</th>
+                <th scope="col">Última actividad</th>
+                <th scope="col">Equipo</th>
+              </tr>
+            </thead>
+            <tbody>
+              {sessions.map((s) => (
+                <tr>
+                  <td>{formatDateTimeEs(s.createdAt, timeZone)}</td>
+                  <td>{formatDateTimeEs(s.lastSeenAt, timeZone)}</td>
+                  <td>
+                    {(s.userAgent ?? 'desconocido').slice(0, 60)}
+                    {s.current && <strong> (esta sesión)</strong>}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          </div>
+          {others > 0 && (
+            <form method="post" action="/users/sessions/end-others/">
+              <CsrfField ctx={ctx} />
+              <button type="submit" class="button">
+                Cerrar las otras {others} sesiones
+              </button>
+            </form>
+          )}
+        </section>
+      </div>
+    </Layout>
+  );
+}

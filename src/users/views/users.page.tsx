@@ -1,0 +1,181 @@
+import { formatDateTimeEs } from '../../shared/dates.js';
+import { FormError, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { CsrfField, Layout } from '../../web/layout.js';
+import type { PageContext } from '../../web/render.js';
+import type { UserListRow } from '../user-admin.repository.js';
+import { PASSWORD_MAX, USERNAME_MAX } from '../user.rules.js';
+
+const yesNo = (flag: number) => (flag === 1 ? 'Sí' : 'No');
+
+export function UsersPage({
+  ctx,
+  users,
+  values,
+  errors,
+  timeZone,
+}: {
+  ctx: PageContext;
+  users: UserListRow[];
+  values: FormValues;
+  errors: FieldErrors;
+  timeZone: string;
+}) {
+  return (
+    <Layout ctx={ctx} title="Usuarios">
+      <h1>Usuarios</h1>
+      <p class="actions">
+        <a class="button" href="/users/audit/">
+          Auditoría
+        </a>
+        <a class="button" href="/users/export.csv">
+          Exportar CSV
+        </a>
+      </p>
+      <section class="card">
+        <h2>Equipo</h2>
+        <div class="table-wrap">
+          <table class="table" data-table="users">
+            <thead>
+              <tr>
+                <th scope="col">Usuario</th>
+                <th scope="col">Administrador</th>
+                <th scope="col">Activo</th>
+                <th scope="col">Último ingreso</th>
+                <th scope="col">Creado</th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.map((u) => (
+                <tr data-user-id={String(u.id)} data-active={u.is_active === 1 ? 'true' : 'false'}>
+                  <td>
+                    <a href={`/users/${u.id}/`}>{u.username}</a>
+                  </td>
+                  <td>{yesNo(u.is_admin)}</td>
+                  <td>
+                    <span class={u.is_active === 1 ? 'badge badge-ok' : 'badge badge-bad'}>{u.is_active === 1 ? 'Activo' : 'Inactivo'}</span>
+                  </td>
+                  <td>{u.last_login_at ? formatDateTimeEs(u.last_login_at, timeZone) : 'Nunca'}</td>
+                  <td>{formatDateTimeEs(u.created_at, timeZone)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+      <section class="card" id="crear">
+        <h2>Crear usuario</h2>
+        <form method="post" action="/users/create/" novalidate>
+          <CsrfField ctx={ctx} />
+          <FormError errors={errors} />
+          <TextField name="username" label="Usuario" values={values} errors={errors} required maxLength={USERNAME_MAX} autocomplete="off" />
+          <TextField
+            name="password"
+            label="Contraseña"
+            type="password"
+            values={{}}
+            errors={errors}
+            required
+            maxLength={PASSWORD_MAX}
+            hint="Al menos 12 caracteres, distinta del usuario."
+            autocomplete="new-password"
+          />
+          <TextField name="password2" label="Repita la contraseña" type="password" values={{}} errors={errors} required maxLength={PASSWORD_MAX} autocomplete="new-password" />
+          <div class="field">
+            <label>
+              <input type="checkbox" name="is_admin" value="1" checked={values.is_admin === '1'} class="checkbox" /> Administrador
+            </label>
+          </div>
+          <button type="submit" class="button primary">
+            Crear usuario
+          </button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+export function UserDetailPage({
+  ctx,
+  user,
+  errors,
+  timeZone,
+}: {
+  ctx: PageContext;
+  user: UserListRow;
+  errors: FieldErrors;
+  timeZone: string;
+}) {
+  const self = ctx.user?.id === user.id;
+  return (
+    <Layout ctx={ctx} title={`Usuario ${user.username}`}>
+      <p>
+        <a href="/users/">← Usuarios</a>
+      </p>
+      <h1>Usuario {user.username}</h1>
+      <div class="grid-2">
+        <section class="card">
+          <h2>Datos</h2>
+          <dl class="summary">
+            <dt>Administrador</dt>
+            <dd>{yesNo(user.is_admin)}</dd>
+            <dt>Estado</dt>
+            <dd data-active={user.is_active === 1 ? 'true' : 'false'}>{user.is_active === 1 ? 'Activo' : 'Inactivo'}</dd>
+            <dt>Último ingreso</dt>
+            <dd>{user.last_login_at ? formatDateTimeEs(user.last_login_at, timeZone) : 'Nunca'}</dd>
+            <dt>Creado</dt>
+            <dd>{formatDateTimeEs(user.created_at, timeZone)}</dd>
+          </dl>
+          {user.is_active === 1 ? (
+            self ? (
+              <p class="muted">No puede desactivar su propia cuenta.</p>
+            ) : (
+              <form
+                method="post"
+                action={`/users/${user.id}/deactivate/`}
+                data-confirm={`¿Desactivar a ${user.username}? Sus sesiones abiertas se cerrarán de inmediato.`}
+              >
+                <CsrfField ctx={ctx} />
+                <button type="submit" class="button danger">
+                  Desactivar
+                </button>
+              </form>
+            )
+          ) : (
+            <form method="post" action={`/users/${user.id}/reactivate/`}>
+              <CsrfField ctx={ctx} />
+              <button type="submit" class="button">
+                Reactivar
+              </button>
+            </form>
+          )}
+          <p>
+            <a href={`/users/audit/?usuario=${user.id}`}>Ver su actividad en la auditoría</a>
+          </p>
+        </section>
+        <section class="card">
+          <h2>Restablecer contraseña</h2>
+          <p class="muted">La nueva contraseña reemplaza la anterior y cierra todas las sesiones de este usuario.</p>
+          <form method="post" action={`/users/${user.id}/password/`} novalidate>
+            <CsrfField ctx={ctx} />
+            <FormError errors={errors} />
+            <TextField
+              name="password"
+              label="Nueva contraseña"
+              type="password"
+              values={{}}
+              errors={errors}
+              required
+              maxLength={PASSWORD_MAX}
+              hint="Al menos 12 caracteres, distinta del usuario."
+              autocomplete="new-password"
+            />
+            <TextField name="password2" label="Repita la contraseña" type="password" values={{}} errors={errors} required maxLength={PASSWORD_MAX} autocomplete="new-password" />
+            <button type="submit" class="button primary">
+              Restablecer contraseña
+            </button>
+          </form>
+        </section>
+      </div>
+    </Layout>
+  );
+}

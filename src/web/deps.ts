@@ -1,0 +1,40 @@
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { Engine } from '../db/connection.js';
+import type { Clock } from '../shared/clock.js';
+import { todayIn } from '../shared/dates.js';
+import type { SessionUser } from '../users/session.repository.js';
+
+/** What every route may use: handed to buildApp, so tests bring their own database and clock. */
+export interface AppDeps {
+  readonly config: Config;
+  readonly db: Db;
+  readonly engine: Engine;
+  readonly clock: Clock;
+}
+
+export type MessageLevel = 'success' | 'error' | 'info' | 'warning';
+export interface Message {
+  level: MessageLevel;
+  text: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: AppDeps;
+  }
+  interface FastifyRequest {
+    /** The logged-in user, or null. */
+    user: SessionUser | null;
+    sessionIdHash: string | null;
+  }
+  interface FastifyReply {
+    /** Queues a one-time message for the next page this session sees. */
+    flash(level: MessageLevel, text: string): void;
+    /** Messages to show on the page being rendered now (queued ones included); consumes them. */
+    takeMessages(): Message[];
+  }
+}
+
+/** Today's date (YYYY-MM-DD) in the configured time zone. */
+export const today = (deps: AppDeps): string => todayIn(deps.config.timeZone, deps.clock.now());

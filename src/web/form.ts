@@ -1,0 +1,62 @@
+import type { FieldErrors, FormValues } from './fields.js';
+
+const CSRF_FIELD = 'csrfmiddlewaretoken';
+// Control characters other than tab and line breaks have no place in a form and PostgreSQL refuses NUL.
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+/** No field of ours is longer than this; anything longer is refused before validation. */
+const ABSURD_LENGTH = 10_000;
+
+export interface ReadForm {
+  values: FormValues;
+  errors: FieldErrors;
+}
+
+/**
+ * Reads a form-encoded body into one string per known field. A repeated field, a control character or an
+ * absurd length is an error on that field; unknown fields are a form-wide error. Missing fields are ''.
+ */
+export function readForm(body: unknown, fields: readonly string[]): ReadForm {
+  const values: FormValues = {};
+  const errors: FieldErrors = {};
+  const raw = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  for (const name of fields) {
+    const value = raw[name];
+    if (value === undefined || value === null) {
+      values[name] = '';
+    } else if (Array.isArray(value)) {
+      values[name] = '';
+      errors[name] = 'Este campo se envió más de una vez.';
+    } else if (typeof value !== 'string') {
+      values[name] = '';
+      errors[name] = 'Valor no válido.';
+    } else if (value.length > ABSURD_LENGTH) {
+      values[name] = '';
+      errors[name] = 'El texto es demasiado largo.';
+    } else if (CONTROL.test(value)) {
+      values[name] = value.replace(new RegExp(CONTROL.source, 'g'), '');
+      errors[name] = 'Contiene caracteres no permitidos.';
+    } else {
+      values[name] = value;
+    }
+  }
+  const unknown = Object.keys(raw).filter((k) => k !== CSRF_FIELD && !fields.includes(k));
+  if (unknown.length > 0) {
+    errors._form = `El formulario contiene campos desconocidos: ${unknown.slice(0, 5).map((k) => k.slice(0, 40)).join(', ')}.`;
+  }
+  return { values, errors };
+}
+
+export const hasErrors = (errors: FieldErrors): boolean => Object.keys(errors).length > 0;
+
+/** A path id: a positive integer within range, or null (the route answers 404). */
+export function parseId(raw: unknown): number | null {
+  if (typeof raw !== 'string' || !/^[1-9]\d{0,9}$/.test(raw)) return null;
+  const n = Number(raw);
+  return n <= 2_147_483_647 ? n : null;
+}
+
+/** A single query-string value: repeated parameters and non-strings count as absent. */
+export function queryValue(query: unknown, name: string): string | undefined {
+  const v = (query as Record<string, unknown> | undefined)?.[name];
+  return typeof v === 'string' ? v : undefined;
+}

@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Message, MessageLevel } from './deps.js';
+
+const COOKIE = 'messages';
+const LEVELS: readonly MessageLevel[] = ['success', 'error', 'info', 'warning'];
+
+function decode(raw: string | undefined, unsign: (v: string) => { valid: boolean; value: string | null }): Message[] {
+  if (!raw) return [];
+  const { valid, value } = unsign(raw);
+  if (!valid || !value) return [];
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+    if (!Array.isArray(parsed)) return [];
+    return parsed.filter(
+      (m): m is Message =>
+        typeof m === 'object' && m !== null && LEVELS.includes(m.level) && typeof m.text === 'string',
+    );
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * One-time messages (decisions §3). They travel in a signed cookie, so they survive a redirect
+ * without a database write and any instance can show them.
+ */
+export const messagesPlugin = fp(async (app: FastifyInstance) => {
+  const secure = app.deps.config.isProduction;
+  app.decorateReply('flash', function (level: MessageLevel, text: string) {
+    pending(this).queued.push({ level, text });
+  });
+  app.decorateReply('takeMessages', function () {
+    const state = pending(this);
+    const incoming = decode(this.request.cookies[COOKIE], (v) => this.unsignCookie(v));
+    const all = [...incoming, ...state.queued];
+    state.queued = [];
+    state.consumed = true;
+    return all;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const state = states.get(reply);
+    if (!state) return payload;
+    const opts = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure, signed: true };
+    if (state.queued.length > 0) {
+      const keep = state.consumed ? [] : decode(request.cookies[COOKIE], (v) => reply.unsignCookie(v));
+      const value = Buffer.from(JSON.stringify([...keep, ...state.queued].slice(-10))).toString('base64url');
+      reply.setCookie(COOKIE, value, opts);
+    } else if (state.consumed && request.cookies[COOKIE]) {
+      reply.clearCookie(COOKIE, opts);
+    }
+    return payload;
+  });
+});
+
+interface PendingState {
+  queued: Message[];
+  consumed: boolean;
+}
+const states = new WeakMap<object, PendingState>();
+function pending(reply: object): PendingState {
+  let s = states.get(reply);
+  if (!s) {
+    s = { queued: [], consumed: false };
+    states.set(reply, s);
+  }
+  return s;
+}

@@ -1,0 +1,77 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import {
+  deleteSession,
+  findActiveSession,
+  insertSession,
+  touchSession,
+} from '../users/session.repository.js';
+import { needsTouch, sessionState } from '../users/session.rules.js';
+
+export const SESSION_COOKIE = 'sessionid';
+
+const hashId = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+/**
+ * Server-side sessions kept in the database: the cookie holds 256 random bits, the table only their hash.
+ * Any instance can serve any request, and ending a session (logout, deactivation) takes effect at once.
+ */
+export const sessionPlugin = fp(async (app: FastifyInstance) => {
+  const { db, config, clock } = app.deps;
+  app.decorateRequest('user', null);
+  app.decorateRequest('sessionIdHash', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    const token = request.cookies[SESSION_COOKIE];
+    if (!token || token.length > 100) return;
+    const idHash = hashId(token);
+    const session = await findActiveSession(db, idHash);
+    if (!session) {
+      clearSessionCookie(reply);
+      return;
+    }
+    const now = clock.now();
+    const state = sessionState(session, now, config.sessionIdleMinutes, config.sessionAbsoluteHours);
+    if (state !== 'valid') {
+      await deleteSession(db, idHash);
+      clearSessionCookie(reply);
+      reply.flash('info', 'Su sesión terminó por inactividad o por tiempo. Inicie sesión de nuevo.');
+      return;
+    }
+    if (needsTouch(session.lastSeenAt, now)) await touchSession(db, idHash, now.toISOString());
+    request.user = session.user;
+    request.sessionIdHash = idHash;
+  });
+});
+
+function cookieOptions(secure: boolean) {
+  return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure };
+}
+
+export function clearSessionCookie(reply: FastifyReply): void {
+  reply.clearCookie(SESSION_COOKIE, cookieOptions(reply.server.deps.config.isProduction));
+}
+
+/** Starts a fresh session for the user, ending the one the request came with (no fixation). */
+export async function startSession(request: FastifyRequest, reply: FastifyReply, userId: number): Promise<void> {
+  const { db, clock, config } = request.server.deps;
+  const old = request.cookies[SESSION_COOKIE];
+  if (old) await deleteSession(db, hashId(old));
+  const token = randomBytes(32).toString('base64url');
+  await insertSession(db, {
+    idHash: hashId(token),
+    userId,
+    now: clock.now().toISOString(),
+    ip: request.ip ?? null,
+    userAgent: (request.headers['user-agent'] ?? '').slice(0, 300) || null,
+  });
+  reply.setCookie(SESSION_COOKIE, token, cookieOptions(config.isProduction));
+}
+
+export async function endSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (request.sessionIdHash) await deleteSession(request.server.deps.db, request.sessionIdHash);
+  request.user = null;
+  request.sessionIdHash = null;
+  clearSessionCookie(reply);
+}

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, test } from 'node:test';
+import { createPatient } from '../../src/patients/patient.fixtures.js';
+import { loggedInPage, startBrowserTest, type BrowserContext } from './harness.js';
+
+let b: BrowserContext;
+before(async () => {
+  b = await startBrowserTest();
+  // Today is 2026-11-22: two patients in month 1, one in month 3.
+  await createPatient(b.ctx.db, { nombre: 'Lucía', apellido: 'Núñez', documento: 'BR-1' }, { fechaInicio: '2026-11-02' });
+  await createPatient(b.ctx.db, { nombre: 'Mateo', apellido: 'Ortiz', documento: 'BR-2', entidad_salud: 'ENTITY_B' }, { fechaInicio: '2026-11-10' });
+  await createPatient(b.ctx.db, { nombre: 'Sofía', apellido: 'Peña', documento: 'BR-3' }, { fechaInicio: '2026-09-01' });
+});
+after(async () => {
+  await b?.close();
+});
+
+test('log in, read the dashboard chart, download the capitation CSV', async () => {
+  const { page } = await loggedInPage(b);
+  const chart = page.getByRole('img', { name: /Ingresos activos por mes de cápita/ });
+  assert.ok(await chart.isVisible());
+  const bar1 = page.locator('[data-chart="mes-capita"] g.chart-bar[data-mes="1"] rect');
+  const bar3 = page.locator('[data-chart="mes-capita"] g.chart-bar[data-mes="3"] rect');
+  const box1 = await bar1.boundingBox();
+  const box3 = await bar3.boundingBox();
+  assert.ok(box1 && box3 && box3.height > 0);
+  assert.ok(Math.abs(box1.height - 2 * box3.height) < 1.5, `${box1.height} vs ${box3.height}`);
+  assert.equal(await page.locator('[data-figure="activos"] .figure-value').textContent(), '3');
+
+  await page.getByLabel('Mes (AAAA-MM)').fill('2026-11');
+  await page.getByLabel('Entidad de salud').selectOption('ENTITY_A');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Descargar CSV' }).click()]);
+  assert.equal(download.suggestedFilename(), 'capita-2026-11-ENTITY_A.csv');
+  const bytes = await readFile((await download.path())!);
+  assert.deepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf]);
+  assert.equal(
+    bytes.toString('utf8'),
+    '\uFEFFdocumento;tipo_documento;nombre;apellido;entidad_salud;programa;mes_capita;valor_capita\r\n' +
+      'BR-1;CC;Lucía;Núñez;ENTITY_A;PROGRAMA AOS;1;259783,00\r\n' +
+      'BR-3;CC;Sofía;Peña;ENTITY_A;PROGRAMA AOS;3;259783,00\r\n' +
+      'TOTAL;;;;;;;519566,00\r\n',
+  );
+  await page.context().close();
+});
