@@ -37,7 +37,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
     sqlite.pragma('busy_timeout = 5000');
     // FULL: a committed record survives a power cut, not only a process crash.
     sqlite.pragma('synchronous = FULL');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
     return {
       db,
       engine: 'sqlite',
@@ -55,6 +55,34 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, engine: 'postgres', sqliteFile: null, close: () => db.destroy() };
+}
+
+/** Statements kept prepared per SQL text: a few hundred distinct statements cover the whole application. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * The better-sqlite3 database as Kysely sees it, with `prepare` answered from a cache keyed by the SQL text:
+ * preparing anew on every request cost ~7 % of a list page's CPU. A cached statement that is busy (a `.iterate()`
+ * still streaming it) is never handed out again until it finishes: that caller gets a fresh, uncached copy.
+ * Only Kysely goes through this wrapper, and it never switches a statement to raw, pluck or expand mode.
+ */
+function cachingStatements(sqlite: SQLite.Database): { close(): void; prepare(sql: string): SQLite.Statement } {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => {
+      cache.clear();
+      sqlite.close();
+    },
+    prepare: (text: string) => {
+      const cached = cache.get(text);
+      if (cached !== undefined) return cached.busy ? sqlite.prepare(text) : cached;
+      const stmt = sqlite.prepare(text);
+      // Oldest first out: Map keeps insertion order.
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+      cache.set(text, stmt);
+      return stmt;
+    },
+  };
 }
 
 /** True for errors that mean "the database cannot be reached right now" (answer 503, not 500). */
