@@ -1,4 +1,4 @@
-import type { Executor } from '../db/database.js';
+import { isPostgres, type Executor } from '../db/database.js';
 
 export interface AuditEntry {
   at: Date;
@@ -12,8 +12,33 @@ export interface AuditEntry {
   requestId?: string | null;
 }
 
-/** Appends one entry to the audit trail; call it inside the transaction of the change it records. */
+/** The acting user was deactivated while the request was under way: nothing it did may be kept. */
+export class InactiveActorError extends Error {
+  constructor() {
+    super('the acting user is no longer active');
+    this.name = 'InactiveActorError';
+  }
+}
+
+// What a deactivated user may still leave in the trail: the failed attempt and the end of the session.
+const RECORDED_FOR_INACTIVE_USERS = new Set(['login_failed', 'logout']);
+
+/**
+ * Appends one entry to the audit trail; call it inside the transaction of the change it records.
+ * The actor must still be active when the transaction commits: on PostgreSQL the user's row is share-locked,
+ * so a deactivation either waits for this transaction or this one sees it and throws InactiveActorError
+ * (rolling the change back); SQLite runs one transaction at a time, so the read alone settles it.
+ */
 export async function recordAudit(db: Executor, entry: AuditEntry): Promise<void> {
+  if (entry.actor && !RECORDED_FOR_INACTIVE_USERS.has(entry.action)) {
+    const actor = await db
+      .selectFrom('users')
+      .select('is_active')
+      .where('id', '=', entry.actor.id)
+      .$if(isPostgres(db), (q) => q.forShare())
+      .executeTakeFirst();
+    if (actor?.is_active !== 1) throw new InactiveActorError();
+  }
   await db
     .insertInto('audit_log')
     .values({

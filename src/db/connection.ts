@@ -53,6 +53,10 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   });
   // A restarted server kills idle clients; without a listener that error would crash the process.
   pool.on('error', () => undefined);
+  // …and a client checked out while the server goes away emits 'error' too: the query itself fails (503).
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, engine: 'postgres', sqliteFile: null, close: () => db.destroy() };
 }

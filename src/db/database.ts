@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { PostgresAdapter, type Kysely, type Transaction } from 'kysely';
 import type { AuditTables } from '../audit/audit.table.js';
 import type { ExamTables } from '../exams/exam.table.js';
 import type { IngresoTables } from '../ingresos/ingreso.table.js';
@@ -12,3 +12,6 @@ export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
 /** A query runner: the database itself or an open transaction. */
 export type Executor = Db | Trx;
+
+/** True when the query runner talks to PostgreSQL (row locks and some SQL differ from SQLite). */
+export const isPostgres = (db: Kysely<any>): boolean => db.getExecutor().adapter instanceof PostgresAdapter;

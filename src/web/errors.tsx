@@ -1,7 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { InactiveActorError } from '../audit/audit.repository.js';
 import { isDatabaseUnavailable } from '../db/connection.js';
 import { Layout } from './layout.js';
 import { pageContext, sendPage } from './render.js';
+import { clearSessionCookie } from './session.js';
 
 const TITLES: Record<number, { title: string; text: string }> = {
   400: { title: 'Solicitud no válida', text: 'La solicitud no se pudo entender. Revise los datos y vuelva a intentarlo.' },
@@ -100,6 +102,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
       return sendErrorPage(request, reply, 403, { text: CSRF_TEXT });
+    }
+    if (error instanceof InactiveActorError) {
+      // Deactivated mid-request: the change was rolled back and the sessions are gone; back to the login page.
+      clearSessionCookie(reply);
+      return reply.redirect('/users/login/', 302);
     }
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ reqId: request.id, code: (error as { code?: string }).code }, 'database unavailable');

@@ -1,7 +1,9 @@
 // Helpers for migrations only. Old migrations depend on these: never change what one does; add a new one.
-import { PostgresAdapter, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
+import { type ColumnDefinitionBuilder, type Kysely } from 'kysely';
 
-export const isPostgres = (db: Kysely<any>): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
+import { isPostgres } from '../database.js';
+
+export { isPostgres };
 
 /** Auto-incrementing integer primary key on both engines. */
 export const idColumn = (db: Kysely<any>) => ({
