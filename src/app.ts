@@ -18,6 +18,7 @@ import { userAdminRoutes } from './users/admin.routes.js';
 import { authRoutes } from './users/auth.routes.js';
 import type { AppDeps } from './web/deps.js';
 import { registerErrorHandling } from './web/errors.js';
+import { parseFormBody } from './web/form.js';
 import { guardPlugin } from './web/guard.js';
 import { messagesPlugin } from './web/messages.js';
 import { securityPlugin } from './web/security.js';
@@ -89,7 +90,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   // Forms only: no JSON API is defined, so other body types are refused (415).
   app.removeAllContentTypeParsers();
-  await app.register(formbody, { bodyLimit: 1024 * 1024 });
+  await app.register(formbody, { bodyLimit: 1024 * 1024, parser: parseFormBody });
 
   registerErrorHandling(app);
   await app.register(cookie, { secret: config.signingSecret, hook: 'onRequest' });

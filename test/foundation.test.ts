@@ -9,6 +9,7 @@ import {
   login,
   loggedInClient,
   messagesIn,
+  TEST_PASSWORD,
   TEST_PG_URL,
   TestClient,
   type TestContext,
@@ -307,6 +308,29 @@ describe('the site frame', () => {
       payload: '{"a":1}',
     });
     assert.equal(res.statusCode, 415);
+  });
+
+  test('bodies that are not valid UTF-8 get a 400 page that says so, and change nothing', async () => {
+    const { client, user } = await loggedInClient(ctx);
+    const before = await ctx.db.selectFrom('users').select('password_hash').where('id', '=', user.id).executeTakeFirstOrThrow();
+    const token = encodeURIComponent(client.csrfToken!);
+    const bodies: (string | Buffer)[] = [
+      `csrfmiddlewaretoken=${token}&old_password=${TEST_PASSWORD}&new_password1=clave%C3%28nueva-larga-1&new_password2=clave%C3%28nueva-larga-1`,
+      Buffer.concat([Buffer.from(`csrfmiddlewaretoken=${token}&old_password=${TEST_PASSWORD}&new_password1=`), Buffer.from([0xff, 0xfe]), Buffer.from('&new_password2=x')]),
+      `csrfmiddlewaretoken=${token}&old_password=%`,
+    ];
+    for (const payload of bodies) {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/users/password/',
+        headers: { cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; '), 'content-type': 'application/x-www-form-urlencoded' },
+        payload,
+      });
+      assert.equal(res.statusCode, 400);
+      assert.match(res.body, /UTF-8/);
+    }
+    const after = await ctx.db.selectFrom('users').select('password_hash').where('id', '=', user.id).executeTakeFirstOrThrow();
+    assert.equal(after.password_hash, before.password_hash);
   });
 
   test('pages carry no-store and the security headers', async () => {

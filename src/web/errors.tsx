@@ -3,6 +3,7 @@ import { InactiveActorError } from '../audit/audit.repository.js';
 import { isDatabaseUnavailable } from '../db/connection.js';
 import { Layout } from './layout.js';
 import { pageContext, sendPage } from './render.js';
+import { FormEncodingError } from './form.js';
 import { clearSessionCookie } from './session.js';
 
 const TITLES: Record<number, { title: string; text: string }> = {
@@ -23,6 +24,8 @@ const TITLES: Record<number, { title: string; text: string }> = {
   503: { title: 'Servicio no disponible', text: 'El servicio no está disponible en este momento. Intente de nuevo en unos segundos.' },
 };
 
+const FORM_ENCODING_TEXT =
+  'El formulario llegó con caracteres que no son texto válido (UTF-8). No se guardó nada: vuelva a la página, revise lo escrito y envíelo de nuevo.';
 const CSRF_TEXT =
   'El formulario no llevaba un token de seguridad válido (CSRF), así que no se guardó nada. ' +
   'Suele pasar cuando la página estuvo abierta mucho tiempo o se envió desde otro sitio. ' +
@@ -102,6 +105,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
       return sendErrorPage(request, reply, 403, { text: CSRF_TEXT });
+    }
+    if (error instanceof FormEncodingError) {
+      return sendErrorPage(request, reply, 400, { text: FORM_ENCODING_TEXT });
     }
     if (error instanceof InactiveActorError) {
       // Deactivated mid-request: the change was rolled back and the sessions are gone; back to the login page.

@@ -60,3 +60,44 @@ export function queryValue(query: unknown, name: string): string | undefined {
   const v = (query as Record<string, unknown> | undefined)?.[name];
   return typeof v === 'string' ? v : undefined;
 }
+
+/** Thrown by parseFormBody; answered with a 400 page that says what was wrong. */
+export class FormEncodingError extends Error {
+  readonly statusCode = 400;
+  readonly code = 'SOMNO_FORM_ENCODING';
+  constructor() {
+    super('form body is not valid UTF-8 percent-encoding');
+  }
+}
+
+// A browser percent-encodes every byte outside ASCII, so a raw one means a broken or forged body.
+const NOT_ASCII = /[^\u0000-\u007F]/;
+
+function decodeComponent(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    // A malformed escape or one that is not UTF-8 (%C3%28, %FF, a lone surrogate).
+    throw new FormEncodingError();
+  }
+}
+
+/**
+ * Parses an application/x-www-form-urlencoded body strictly: invalid UTF-8, raw or percent-encoded, is refused
+ * instead of being stored as replacement characters. A repeated name gives an array (readForm refuses it).
+ */
+export function parseFormBody(text: string): Record<string, string | string[]> {
+  if (NOT_ASCII.test(text)) throw new FormEncodingError();
+  const result: Record<string, string | string[]> = Object.create(null);
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = decodeComponent(eq === -1 ? pair : pair.slice(0, eq));
+    const value = eq === -1 ? '' : decodeComponent(pair.slice(eq + 1));
+    const previous = result[name];
+    if (previous === undefined) result[name] = value;
+    else if (Array.isArray(previous)) previous.push(value);
+    else result[name] = [previous, value];
+  }
+  return result;
+}
