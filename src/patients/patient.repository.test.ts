@@ -3,7 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers.js';
 import type { Db } from '../db/database.js';
 import { createPatient } from './patient.fixtures.js';
-import { escapeLike, findPatientById, ftsPhrase, searchPatients } from './patient.repository.js';
+import { sql } from 'kysely';
+import { openIngreso } from '../ingresos/ingreso.repository.js';
+import { escapeLike, findPatientById, ftsPhrase, searchPatients, type PatientSearch } from './patient.repository.js';
 
 const TODAY = '2026-11-22';
 let database: TestDatabase;
@@ -149,5 +151,83 @@ describe('patients.activo_desde follows the ACTIVO Ingreso (database triggers)',
     assert.equal(await activoDesde(other.id), '2026-10-10');
     await db.deleteFrom('ingresos').where('paciente_id', '=', other.id).execute();
     assert.equal(await activoDesde(other.id), null);
+  });
+});
+
+describe('patient_active_counts and patient_list_version follow the patients (database triggers, migration 0020)', () => {
+  /** The counters must always equal the count they stand for. */
+  const assertCountsExact = async () => {
+    const kept = await db.selectFrom('patient_active_counts').select(['mes', 'n']).where('n', '>', 0).orderBy('mes').execute();
+    const actual = await db
+      .selectFrom('patients')
+      .select([sql<string>`substr(activo_desde, 1, 7)`.as('mes'), sql<number>`cast(count(*) as integer)`.as('n')])
+      .where('activo_desde', 'is not', null)
+      .groupBy(sql`substr(activo_desde, 1, 7)`)
+      .orderBy('mes')
+      .execute();
+    assert.deepEqual(
+      kept.map((r) => [r.mes, Number(r.n)]),
+      actual.map((r) => [r.mes, Number(r.n)]),
+    );
+  };
+  const version = async () => Number((await db.selectFrom('patient_list_version').select('v').executeTakeFirstOrThrow()).v);
+
+  test('create, suspend, reactivate, move the start, terminate, new cycle, delete', async () => {
+    const t = token();
+    const v0 = await version();
+    const p = await createPatient(db, { nombre: t }, { fechaInicio: '2026-05-02' });
+    await createPatient(db, { nombre: t }, { fechaInicio: null });
+    await assertCountsExact();
+    assert.ok((await version()) > v0);
+    const setIngreso = (id: number, values: { estado?: 'ACTIVO' | 'SUSPENDIDO' | 'TERMINADO'; fecha_inicio?: string; fecha_fin?: string; motivo?: string }) =>
+      db.updateTable('ingresos').set(values).where('id', '=', id).execute();
+    for (const change of [
+      { estado: 'SUSPENDIDO' as const },
+      { estado: 'ACTIVO' as const },
+      { fecha_inicio: '2026-05-20' }, // same month
+      { fecha_inicio: '2026-11-03' }, // another month
+      { estado: 'TERMINADO' as const, fecha_fin: '2026-11-20', motivo: 'Alta' },
+    ]) {
+      const before = await version();
+      await setIngreso(p.ingresoId!, change);
+      await assertCountsExact();
+      assert.ok((await version()) > before, JSON.stringify(change));
+    }
+    // A new cycle after the termination.
+    await db.transaction().execute((trx) => openIngreso(trx, { pacienteId: p.id, fechaInicio: '2026-11-21', userId: null, now: 'x' }));
+    await assertCountsExact();
+    // A change the lists cannot see leaves the version alone.
+    const quiet = await version();
+    await db.updateTable('patients').set({ telefono: '3001234567' }).where('id', '=', p.id).execute();
+    assert.equal(await version(), quiet);
+    // A rename moves the patient in the order: a new version.
+    await db.updateTable('patients').set({ apellido_norm: 'zz', search_text: `zz ${t}` }).where('id', '=', p.id).execute();
+    assert.ok((await version()) > quiet);
+    await db.deleteFrom('ingreso_historial').where('ingreso_id', 'in', db.selectFrom('ingresos').select('id').where('paciente_id', '=', p.id)).execute();
+    await db.deleteFrom('ingresos').where('paciente_id', '=', p.id).execute();
+    await assertCountsExact();
+  });
+
+  test('the list and its counts are the same whichever page plan is chosen, and follow every change', async () => {
+    const t = token();
+    const made = [];
+    for (let i = 0; i < 14; i++) {
+      made.push(await createPatient(db, { nombre: `${t} ${i % 3 === 0 ? 'gonzalo' : 'luis'}`, apellido: `Ap${String(13 - i).padStart(2, '0')}` }, { fechaInicio: i % 4 === 0 ? null : `2026-0${5 + (i % 2)}-1${i % 10}` }));
+    }
+    const run = (walkBudget: number, query: string, extra: Partial<PatientSearch> = {}) =>
+      searchPatients(db, { query, onlyActive: true, page: 1, today: TODAY, walkBudget, ...extra });
+    for (const query of [t, `${t} gonzalo`, `${t} luis`, 'gonzalo']) {
+      for (const extra of [{}, { mesFiltro: 7 }, { mesFiltro: 6 }, { onlyActive: false }, { page: 2 }, { onlyActive: false, page: 2 }]) {
+        const walked = await run(Number.POSITIVE_INFINITY, query, extra);
+        const indexed = await run(0, query, extra);
+        assert.deepEqual(indexed, walked, `${query} ${JSON.stringify(extra)}`);
+      }
+    }
+    // The memoized count follows a change at once.
+    const before = (await run(0, t)).total;
+    await db.updateTable('ingresos').set({ estado: 'SUSPENDIDO' }).where('id', '=', made[1]!.ingresoId!).execute();
+    assert.equal((await run(0, t)).total, before - 1);
+    await createPatient(db, { nombre: t });
+    assert.equal((await run(0, t)).total, before);
   });
 });

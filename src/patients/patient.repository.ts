@@ -1,6 +1,6 @@
 // Every SQL statement of the patient record: lookups, the shared list/search query, insert and update.
 
-import { expressionBuilder, PostgresAdapter, sql, type Expression, type SqlBool } from 'kysely';
+import { expressionBuilder, PostgresAdapter, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database, Executor } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { mesCapita, mesFiltroRange } from '../ingresos/ingreso.rules.js';
@@ -81,6 +81,8 @@ export interface PatientSearch {
   onlyActive: boolean;
   page: number;
   today: string;
+  /** Tests only: overrides WALK_BUDGET to force one page plan or the other. */
+  walkBudget?: number;
 }
 
 export interface PatientListRow {
@@ -149,69 +151,156 @@ export function patientListFilter(
   return eb.and(conditions);
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// searchPatients: the count first (from the counters of migration 0020, or memoized), then one statement for
+// the page, whose plan is chosen from the count (decision 0011).
+
+/** Rows the order index may be walked through (filtering the text) before the search index is cheaper. */
+const WALK_BUDGET = 4000;
+/** Memoized counts kept per list version (a new version empties the memo). */
+const MEMO_MAX = 1000;
+
+interface CountMemo {
+  version: number;
+  counts: Map<string, number>;
+}
+/** Per database handle: tests run several databases in one process. */
+const countMemos = new WeakMap<object, CountMemo>();
+
+/** The number patient_list_version holds now: it grows with every change a list could show. */
+async function listVersion(db: Executor): Promise<number> {
+  const row = await db.selectFrom('patient_list_version').select('v').where('id', '=', 1).executeTakeFirst();
+  return row ? Number(row.v) : -1;
+}
+
+/**
+ * A count memoized per (list version, key): the version is read before the count is computed, so a stored
+ * count is never older than the version it is filed under. Inside a transaction nothing is memoized.
+ */
+async function memoizedCount(db: Executor, key: string, compute: () => Promise<number>): Promise<number> {
+  if (db.isTransaction) return compute();
+  const version = await listVersion(db);
+  let memo = countMemos.get(db);
+  if (!memo || memo.version !== version) {
+    memo = { version, counts: new Map() };
+    countMemos.set(db, memo);
+  }
+  const hit = memo.counts.get(key);
+  if (hit !== undefined) return hit;
+  const n = await compute();
+  if (memo.counts.size >= MEMO_MAX) memo.counts.clear();
+  memo.counts.set(key, n);
+  return n;
+}
+
+/** Active patients per month range, from patient_active_counts ('YYYY-MM' keys compare as the dates do). */
+async function countActive(db: Executor, month: { eq?: string; from?: string; to?: string }): Promise<number> {
+  let q = db.selectFrom('patient_active_counts').select(sql<number>`cast(coalesce(sum(n), 0) as integer)`.as('n'));
+  if (month.eq !== undefined) q = q.where('mes', '=', month.eq);
+  if (month.from !== undefined) q = q.where('mes', '>=', month.from);
+  if (month.to !== undefined) q = q.where('mes', '<', month.to);
+  return Number((await q.executeTakeFirstOrThrow()).n);
+}
+
+const monthOf = (date: string) => date.slice(0, 7);
+
 /**
  * Active (or all) patients matching the search, ordered by apellido, nombre (accents and case ignored), id;
- * one page of PAGE_SIZE and the total. Everything runs in SQL on indexes: the normalized search_text (FTS5
- * trigram on SQLite, pg_trgm on PostgreSQL), and patients.activo_desde (the ACTIVO Ingreso's fecha_inicio,
- * kept by triggers) with its partial indexes for "only active", mes_filtro and the order. The page is read as
- * ids from the order index first (walked from the nearer end), then those ten rows with their Ingreso.
+ * one page of PAGE_SIZE and the total.
+ *
+ * The total: without a search, the active patients (all months or one mes_filtro) are summed from
+ * patient_active_counts (kept by triggers); with a search it is counted on the search index (FTS5 trigram on
+ * SQLite, pg_trgm on PostgreSQL) and memoized against patient_list_version. The page: when the matches are
+ * dense enough that walking the list-order index and filtering the text reaches the page within WALK_BUDGET
+ * entries, that walk (from the nearer end); otherwise the matches come from the search index and only they are
+ * sorted. mes_filtro 2..17 is one calendar month: its own index in list order (patients_active_month_order_idx).
  */
 export async function searchPatients(db: Executor, s: PatientSearch): Promise<PatientSearchResult> {
-  const filtered = () => db.selectFrom('patients as p').where(patientListFilter(db, s));
+  const sqlite = isSqlite(db);
+  const needle = normalizeForSearch(s.query ?? '');
+  const range = s.mesFiltro != null ? mesFiltroRange(s.mesFiltro, s.today) : null;
+  const active = s.onlyActive || range !== null;
+  // One calendar month (mes_filtro 2..17): both bounds, one month apart.
+  const month = range?.from && range.to ? monthOf(range.from) : null;
+  const monthRange = month !== null ? { eq: month } : { from: range?.from ? monthOf(range.from) : undefined, to: range?.to ? monthOf(range.to) : undefined };
 
-  const counted = await filtered().select(sql<number>`cast(count(*) as integer)`.as('n')).executeTakeFirstOrThrow();
-  const total = Number(counted.n);
+  // Conditions on `q` (patients), shared by the count and the page.
+  const conditions: RawBuilder<unknown>[] = [];
+  if (active) conditions.push(sql`q.activo_desde is not null`);
+  if (month !== null) conditions.push(sql`substr(q.activo_desde, 1, 7) = ${month}`);
+  else {
+    if (range?.from) conditions.push(sql`q.activo_desde >= ${range.from}`);
+    if (range?.to) conditions.push(sql`q.activo_desde < ${range.to}`);
+  }
+  const like = sql`q.search_text like ${`%${escapeLike(needle)}%`} escape '\\'`;
+  // Fewer than three characters: no trigram index helps (FTS5 cannot match them, pg_trgm would read it all).
+  const indexable = [...needle].length >= FTS_MIN_CHARS;
+  const useFts = sqlite && indexable;
+  const indexMatch = useFts ? sql`q.id in (select rowid from patients_fts where patients_fts match ${ftsPhrase(needle)})` : like;
+  const whereOf = (extra: RawBuilder<unknown> | null) => {
+    const all = extra ? [...conditions, extra] : conditions;
+    return all.length ? sql`where ${sql.join(all, sql` and `)}` : sql``;
+  };
+
+  // How many patients the list walks through without a search (the scope), and how many match.
+  const scopeKey = `${active}|${range?.from ?? ''}|${range?.to ?? ''}`;
+  const scope = active
+    ? await countActive(db, monthRange)
+    : await memoizedCount(db, 'all', async () => Number((await sql<{ n: number }>`select cast(count(*) as integer) as n from patients`.execute(db)).rows[0]?.n ?? 0));
+  const total =
+    needle === ''
+      ? scope
+      : await memoizedCount(db, `${scopeKey}|${needle}`, async () => {
+          const r = await sql<{ n: number }>`select cast(count(*) as integer) as n from patients as q ${whereOf(indexMatch)}`.execute(db);
+          return Number(r.rows[0]?.n ?? 0);
+        });
+
   const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const page = Math.min(Math.max(1, Math.trunc(Number.isFinite(s.page) ? s.page : 1)), pageCount);
   const offset = (page - 1) * PAGE_SIZE;
   const size = Math.min(PAGE_SIZE, total - offset);
   if (size <= 0) return { rows: [], total, page, pageCount };
 
-  // Past the middle, walk the index from the end: no page reads more than half of the list.
+  // Past the middle, read from the end: no page reads more than half of the list.
   const fromEnd = offset > total / 2;
-  const dir = fromEnd ? 'desc' : 'asc';
-  const idRows = await filtered()
-    .select('p.id')
-    .orderBy('p.apellido_norm', dir)
-    .orderBy('p.nombre_norm', dir)
-    .orderBy('p.id', dir)
-    .limit(size)
-    .offset(fromEnd ? total - offset - size : offset)
-    .execute();
-  const ids = idRows.map((r) => r.id);
-  if (fromEnd) ids.reverse();
-  if (ids.length === 0) return { rows: [], total, page, pageCount };
+  const dir = sql.raw(fromEnd ? 'desc' : 'asc');
+  const skip = fromEnd ? total - offset - size : offset;
+  // Entries of the order index walked to reach the page when the matches are spread evenly over it.
+  const walked = needle === '' ? skip + size : ((skip + size) * Math.max(scope, 1)) / Math.max(total, 1);
+  const walk = needle === '' || !indexable || walked <= (s.walkBudget ?? WALK_BUDGET);
 
-  const details = await db
-    .selectFrom('patients as p')
-    .leftJoin('ingresos as a', (join) => join.onRef('a.paciente_id', '=', 'p.id').on('a.estado', '=', 'ACTIVO'))
-    .select([
-      'p.id',
-      'p.nombre',
-      'p.apellido',
-      'p.tipo_documento',
-      'p.documento',
-      'p.programa',
-      'p.entidad_salud',
-      'p.ciudad',
-      'p.departamento',
-      'a.id as ingreso_id',
-      'a.fecha_inicio',
-    ])
-    .where('p.id', 'in', ids)
-    .execute();
-  const byId = new Map(details.map((r) => [r.id, r]));
-  const rows: PatientListRow[] = [];
-  for (const id of ids) {
-    const r = byId.get(id);
-    if (!r) continue; // deleted between the two reads
-    rows.push({
-      ...r,
-      ingreso_id: r.ingreso_id ?? null,
-      fecha_inicio: r.fecha_inicio ?? null,
-      mes_capita: r.fecha_inicio ? mesCapita(r.fecha_inicio, s.today) : null,
-    });
+  const orderIndex = !active ? 'patients_order_idx' : month !== null ? 'patients_active_month_order_idx' : 'patients_active_order_idx';
+  let pageIds: RawBuilder<unknown>;
+  if (walk) {
+    const forced = sqlite ? sql.raw(` indexed by ${orderIndex}`) : sql``;
+    pageIds = sql`select q.id from patients as q${forced} ${whereOf(needle === '' ? null : like)}
+      order by q.apellido_norm ${dir}, q.nombre_norm ${dir}, q.id ${dir} limit ${size} offset ${skip}`;
+  } else if (sqlite) {
+    pageIds = sql`select q.id from patients as q ${whereOf(indexMatch)}
+      order by q.apellido_norm ${dir}, q.nombre_norm ${dir}, q.id ${dir} limit ${size} offset ${skip}`;
+  } else {
+    // Few matches: take them from the trigram index first, so the planner cannot walk the order index instead.
+    pageIds = sql`select q.id from patients as q
+      where q.id in (select m.id from matched as m) ${conditions.length ? sql`and ${sql.join(conditions, sql` and `)}` : sql``}
+      order by q.apellido_norm ${dir}, q.nombre_norm ${dir}, q.id ${dir} limit ${size} offset ${skip}`;
+    pageIds = sql`with matched as materialized (select q.id from patients as q where ${like}) ${pageIds}`;
   }
+  // "cross join": SQLite must start from the ten ids (it would otherwise walk the whole order index of the
+  // outer query to spare sorting ten rows); PostgreSQL plans it as any inner join.
+  const details = await sql<Omit<PatientListRow, 'mes_capita'>>`
+    select p.id, p.nombre, p.apellido, p.tipo_documento, p.documento, p.programa, p.entidad_salud, p.ciudad,
+      p.departamento, a.id as ingreso_id, a.fecha_inicio
+    from (${pageIds}) as page_ids
+    cross join patients as p
+    left join ingresos as a on a.paciente_id = p.id and a.estado = 'ACTIVO'
+    where p.id = page_ids.id
+    order by p.apellido_norm, p.nombre_norm, p.id`.execute(db);
+  const rows: PatientListRow[] = details.rows.map((r) => ({
+    ...r,
+    ingreso_id: r.ingreso_id ?? null,
+    fecha_inicio: r.fecha_inicio ?? null,
+    mes_capita: r.fecha_inicio ? mesCapita(r.fecha_inicio, s.today) : null,
+  }));
   return { rows, total, page, pageCount };
 }
 

@@ -129,13 +129,28 @@ function assertUses(plans: { sql: string; plan: string[] }[], indexes: string[])
     );
   }
   assert.deepEqual(fullScans(plans), [], 'a large table is scanned in full');
+  // SQLite builds an automatic index when none serves a join: a sign the statement lost its index.
+  assert.deepEqual(plans.flatMap((p) => p.plan.filter((line) => /AUTOMATIC/.test(line))), [], 'an automatic index is built');
+}
+
+/** The ids of a list page come from walking `index` in list order, without sorting the matches. */
+function assertPageWalks(plans: { sql: string; plan: string[] }[], index: string): void {
+  const page = plans.find((p) => /as page_ids/.test(p.sql));
+  assert.ok(page, 'no page statement');
+  if (SQLITE) {
+    assert.ok(page.plan.some((line) => line.includes(`USING COVERING INDEX ${index}`) || line.includes(`USING INDEX ${index}`)), page.plan.join('\n'));
+    // The ten rows are sorted again after the join (a temp B-tree of ten rows); the walk itself never sorts.
+    assert.equal(page.plan.filter((line) => /TEMP B-TREE/.test(line)).length <= 1, true, page.plan.join('\n'));
+  } else {
+    assert.ok(page.plan.join('\n').includes(index), page.plan.join('\n'));
+  }
 }
 
 const SQLITE = ENGINE === 'sqlite';
 const SEARCH_INDEX = SQLITE ? 'VIRTUAL TABLE INDEX' : 'patients_search_trgm';
 const SESSION_INDEX = SQLITE ? 'sqlite_autoindex_sessions_1' : 'sessions_pkey';
-// The two partial indexes of active patients serve the count equally well; PostgreSQL takes either.
-const ACTIVE_COUNT_INDEX = SQLITE ? 'patients_activo_desde_idx' : 'patients_activo_desde_idx|patients_active_order_idx';
+// The counts of the active list come from the counters kept by triggers (migration 0020), never from patients.
+const ACTIVE_COUNTS = 'patient_active_counts';
 // With active patients only, PostgreSQL may narrow by the active index and filter the text, or use the
 // trigram index: both are index plans, and which is cheaper depends on the statistics of the day. The
 // trigram index itself is checked where it is the only way in (/patients/follow, every patient).
@@ -150,12 +165,23 @@ describe(`query plans (engine=${ENGINE})`, () => {
   });
 
   test('/patients/: the count, the page and its rows come from indexes', async () => {
-    assertUses(await plansOfPage('/patients/'), [ACTIVE_COUNT_INDEX, 'patients_active_order_idx']);
-    assertUses(await plansOfPage('/patients/?page=500'), ['patients_active_order_idx']);
+    const first = await plansOfPage('/patients/');
+    assertUses(first, [ACTIVE_COUNTS, 'patients_active_order_idx']);
+    assertPageWalks(first, 'patients_active_order_idx');
+    assertUses(await plansOfPage('/patients/?page=500'), [ACTIVE_COUNTS, 'patients_active_order_idx']);
   });
 
-  test('/patients/?mes_filtro= filters on the index of active start dates', async () => {
-    assertUses(await plansOfPage('/patients/?mes_filtro=7'), ['patients_activo_desde_idx']);
+  test('/patients/?mes_filtro= counts from the counters and walks an index in list order', async () => {
+    // 2..17: one calendar month, its own index in list order.
+    const seven = await plansOfPage('/patients/?mes_filtro=7');
+    assertUses(seven, [ACTIVE_COUNTS, 'patients_active_month_order_idx']);
+    assertPageWalks(seven, 'patients_active_month_order_idx');
+    // 1 and 18: open-ended ranges over many months, dense among the actives: the list order filtered.
+    for (const mes of [1, 18]) {
+      const plans = await plansOfPage(`/patients/?mes_filtro=${mes}`);
+      assertUses(plans, [ACTIVE_COUNTS]);
+      if (plans.some((p) => /as page_ids/.test(p.sql))) assertPageWalks(plans, 'patients_active_order_idx');
+    }
   });
 
   test('/patients/?query_search= uses the trigram index (SQLite) and never scans the patients (both)', async () => {

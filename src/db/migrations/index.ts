@@ -3,6 +3,7 @@ import * as foundation from './20261122_0001_foundation.js';
 import * as patients from './20261122_0002_patients.js';
 import * as exams from './20261122_0003_exams.js';
 import * as patientsIndexes from './20261122_0010_patients_indexes.js';
+import * as listPerformance from './20261122_0020_list_performance.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '20261122_0002_patients': patients,
   '20261122_0003_exams': exams,
   '20261122_0010_patients_indexes': patientsIndexes,
+  '20261122_0020_list_performance': listPerformance,
 };
