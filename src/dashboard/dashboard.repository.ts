@@ -1,84 +1,23 @@
 // Every figure of the dashboard, computed by SQL aggregation (no table is loaded into JavaScript), and the
-// keyset-paged query behind the capitation report.
+// queries behind the capitation report. docs/performance.md (items 4 and 5) has the plans and timings.
 
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { mesCapitaLowerBounds } from './dashboard.rules.js';
+import { keysetPages } from '../shared/csv.js';
+import { mesCapitaLowerBounds, type OpenGroupRow } from './dashboard.rules.js';
 
 const count = sql<number>`cast(count(*) as integer)`;
+/** Open Ingresos, as a literal so SQLite can match the partial indexes `where estado in ('ACTIVO', 'SUSPENDIDO')`. */
+const isOpen = (ref: string) => sql<SqlBool>`${sql.ref(ref)} in ('ACTIVO', 'SUSPENDIDO')`;
 
 export interface StatusCounts {
   activos: number;
   suspendidos: number;
 }
 
-/** Patients with an ACTIVO and with a SUSPENDIDO Ingreso (at most one open Ingreso per patient). */
-export async function countPatientsByOpenStatus(db: Executor): Promise<StatusCounts> {
-  const rows = await db
-    .selectFrom('ingresos')
-    .select(['estado', sql<number>`cast(count(distinct paciente_id) as integer)`.as('n')])
-    .where('estado', 'in', ['ACTIVO', 'SUSPENDIDO'])
-    .groupBy('estado')
-    .execute();
-  const of = (estado: string) => Number(rows.find((r) => r.estado === estado)?.n ?? 0);
-  return { activos: of('ACTIVO'), suspendidos: of('SUSPENDIDO') };
-}
-
-/** Ingresos started (fecha_inicio) and finished (fecha_fin) within [start, end). */
-export async function countCyclesInMonth(db: Executor, start: string, end: string): Promise<{ iniciados: number; finalizados: number }> {
-  const row = await db
-    .selectFrom('ingresos')
-    .select([
-      sql<number>`cast(coalesce(sum(case when fecha_inicio >= ${start} and fecha_inicio < ${end} then 1 else 0 end), 0) as integer)`.as('iniciados'),
-      sql<number>`cast(coalesce(sum(case when fecha_fin >= ${start} and fecha_fin < ${end} then 1 else 0 end), 0) as integer)`.as('finalizados'),
-    ])
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('fecha_inicio', '>=', start), eb('fecha_inicio', '<', end)]),
-        eb.and([eb('fecha_fin', '>=', start), eb('fecha_fin', '<', end)]),
-      ]),
-    )
-    .executeTakeFirstOrThrow();
-  return { iniciados: Number(row.iniciados), finalizados: Number(row.finalizados) };
-}
-
 export interface GroupCount {
   key: string;
   n: number;
-}
-
-/** Patients with an open (ACTIVO or SUSPENDIDO) Ingreso, grouped by programa or by entidad_salud. */
-export async function countOpenPatientsBy(db: Executor, column: 'programa' | 'entidad_salud'): Promise<GroupCount[]> {
-  const rows = await db
-    .selectFrom('patients as p')
-    .innerJoin('ingresos as i', 'i.paciente_id', 'p.id')
-    .where('i.estado', 'in', ['ACTIVO', 'SUSPENDIDO'])
-    .select([`p.${column} as key`, sql<number>`cast(count(distinct p.id) as integer)`.as('n')])
-    .groupBy(`p.${column}`)
-    .orderBy(`p.${column}`)
-    .execute();
-  return rows.map((r) => ({ key: String(r.key), n: Number(r.n) }));
-}
-
-/**
- * ACTIVO Ingresos per mes_capita 1..18 (index 0 is month 1). One CASE over the fecha_inicio bounds buckets
- * the rows in SQL, so at most 18 groups come back.
- */
-export async function countActiveByMesCapita(db: Executor, today: string): Promise<number[]> {
-  const bounds = mesCapitaLowerBounds(today);
-  const bucket = sql<number>`case ${sql.join(
-    bounds.map((b, i) => sql`when fecha_inicio >= ${b} then ${sql.lit(i + 1)}`),
-    sql` `,
-  )} else ${sql.lit(bounds.length + 1)} end`;
-  // Bucketed in a subquery so the outer GROUP BY names a column (PostgreSQL will not match two parameterised CASEs).
-  const rows = await db
-    .selectFrom((qb) => qb.selectFrom('ingresos').select(bucket.as('mes')).where('estado', '=', 'ACTIVO').as('b'))
-    .select(['b.mes', count.as('n')])
-    .groupBy('b.mes')
-    .execute();
-  const counts = Array.from({ length: bounds.length + 1 }, () => 0);
-  for (const r of rows) counts[Number(r.mes) - 1] = Number(r.n);
-  return counts;
 }
 
 export interface CapitaByEntidad {
@@ -88,16 +27,70 @@ export interface CapitaByEntidad {
   total: number;
 }
 
-/** This month's capitation: valor_capita summed over patients with an ACTIVO Ingreso, per entidad_salud. */
-export async function sumCapitaByEntidad(db: Executor): Promise<CapitaByEntidad[]> {
+/**
+ * The version of everything the dashboard shows: the sum of the slots of dashboard_version, which triggers bump
+ * on every change of patients or ingresos (exam records reach it through patients.ultimo_monitoreo). Equal
+ * versions mean equal data, in this process or any other on the same database. One read of ≤ 16 rows.
+ */
+export async function readDashboardVersion(db: Executor): Promise<string> {
+  const row = await db
+    .selectFrom('dashboard_version')
+    .select(sql<number | string>`coalesce(sum(n), 0)`.as('v'))
+    .executeTakeFirstOrThrow();
+  return String(row.v);
+}
+
+/**
+ * One grouped pass over the open Ingresos and their patients: at most 2 programas × 2 entidades × 2 estados ×
+ * 18 months of rows, from which summarizeOpenGroups derives the status counts, the counts by programa and by
+ * entidad_salud, the mes_capita chart and the capitation per entidad_salud. At most one open Ingreso per patient
+ * (ingresos_one_open_per_patient), so counting Ingresos counts patients.
+ */
+export async function countOpenGroups(db: Executor, today: string): Promise<OpenGroupRow[]> {
+  const bounds = mesCapitaLowerBounds(today);
+  const bucket = sql<number>`case ${sql.join(
+    bounds.map((b, i) => sql`when i.fecha_inicio >= ${b} then ${sql.lit(i + 1)}`),
+    sql` `,
+  )} else ${sql.lit(bounds.length + 1)} end`;
+  // Bucketed in a subquery so the outer GROUP BY names a column (PostgreSQL will not match two parameterised CASEs).
   const rows = await db
-    .selectFrom('patients as p')
-    .where((eb) => eb.exists(eb.selectFrom('ingresos as i').select('i.id').whereRef('i.paciente_id', '=', 'p.id').where('i.estado', '=', 'ACTIVO')))
-    .select(['p.entidad_salud', count.as('pacientes'), sql<number>`cast(coalesce(sum(p.valor_capita), 0) as bigint)`.as('total')])
-    .groupBy('p.entidad_salud')
-    .orderBy('p.entidad_salud')
+    .selectFrom((qb) =>
+      qb
+        .selectFrom('ingresos as i')
+        .innerJoin('patients as p', 'p.id', 'i.paciente_id')
+        .where(isOpen('i.estado'))
+        .select(['p.programa', 'p.entidad_salud', 'i.estado', bucket.as('mes'), 'p.valor_capita'])
+        .as('b'),
+    )
+    .select(['b.programa', 'b.entidad_salud', 'b.estado', 'b.mes', count.as('n'), sql<number | string>`coalesce(sum(b.valor_capita), 0)`.as('total')])
+    .groupBy(['b.programa', 'b.entidad_salud', 'b.estado', 'b.mes'])
     .execute();
-  return rows.map((r) => ({ entidad: r.entidad_salud, pacientes: Number(r.pacientes), total: Number(r.total) }));
+  return rows.map((r) => ({
+    programa: r.programa,
+    entidad_salud: r.entidad_salud,
+    estado: r.estado as OpenGroupRow['estado'],
+    mes: Number(r.mes),
+    n: Number(r.n),
+    total: Number(r.total),
+  }));
+}
+
+/** Ingresos started (fecha_inicio) and finished (fecha_fin) within [start, end): two index ranges. */
+export async function countCyclesInMonth(db: Executor, start: string, end: string): Promise<{ iniciados: number; finalizados: number }> {
+  const iniciados = await db
+    .selectFrom('ingresos')
+    .select(count.as('n'))
+    .where('fecha_inicio', '>=', start)
+    .where('fecha_inicio', '<', end)
+    .executeTakeFirstOrThrow();
+  const finalizados = await db
+    .selectFrom('ingresos')
+    .select(count.as('n'))
+    .where('fecha_fin', 'is not', null)
+    .where('fecha_fin', '>=', start)
+    .where('fecha_fin', '<', end)
+    .executeTakeFirstOrThrow();
+  return { iniciados: Number(iniciados.n), finalizados: Number(finalizados.n) };
 }
 
 export interface LimitIngreso {
@@ -110,22 +103,27 @@ export interface LimitIngreso {
   fechaInicio: string;
 }
 
-/** Open Ingresos at mes_capita 18 or beyond (fecha_inicio before `before`), oldest first, with their total. */
+/**
+ * Open Ingresos at mes_capita 18 or beyond (fecha_inicio before `before`), oldest first, with their total: a
+ * range of ingresos_open_fecha_idx each. Every Ingreso has its patient (foreign key), so the count needs no join.
+ */
 export async function listIngresosAtLimit(db: Executor, before: string, limit: number): Promise<{ total: number; rows: LimitIngreso[] }> {
-  const base = db
+  const totalRow = await db
+    .selectFrom('ingresos as i')
+    .select(count.as('n'))
+    .where(isOpen('i.estado'))
+    .where('i.fecha_inicio', '<', before)
+    .executeTakeFirstOrThrow();
+  const rows = await db
     .selectFrom('ingresos as i')
     .innerJoin('patients as p', 'p.id', 'i.paciente_id')
-    .where('i.estado', 'in', ['ACTIVO', 'SUSPENDIDO'])
-    .where('i.fecha_inicio', '<', before);
-  const [totalRow, rows] = await Promise.all([
-    base.select(count.as('n')).executeTakeFirstOrThrow(),
-    base
-      .select(['i.id as ingresoId', 'p.id as pacienteId', 'p.nombre', 'p.apellido', 'p.documento', 'i.estado', 'i.fecha_inicio as fechaInicio'])
-      .orderBy('i.fecha_inicio')
-      .orderBy('i.id')
-      .limit(limit)
-      .execute(),
-  ]);
+    .where(isOpen('i.estado'))
+    .where('i.fecha_inicio', '<', before)
+    .select(['i.id as ingresoId', 'p.id as pacienteId', 'p.nombre', 'p.apellido', 'p.documento', 'i.estado', 'i.fecha_inicio as fechaInicio'])
+    .orderBy('i.fecha_inicio')
+    .orderBy('i.id')
+    .limit(limit)
+    .execute();
   return { total: Number(totalRow.n), rows };
 }
 
@@ -158,35 +156,44 @@ export interface CapitaQuery {
 }
 
 /**
- * One page of the patients billable in a month, ordered by entidad_salud, apellido, nombre, id, after the
- * keyset `after`. This month: patients with an ACTIVO Ingreso. A past month: patients with an Ingreso that
- * was ACTIVO at some time in that month according to ingreso_historial (see billableIngresos); the row
- * carries the fecha_inicio of the latest such Ingreso.
+ * Every patient billable in the month, ordered by entidad_salud, apellido, nombre, id, read `pageSize` rows at a
+ * time. This month: the patients with an ACTIVO Ingreso (patients.activo_desde, its fecha_inicio), each page a
+ * range of patients_active_capita_idx after the previous page's last key. A past month: the patients with an
+ * Ingreso that was ACTIVO at some time in that month according to ingreso_historial (see billableIngresos),
+ * each with the fecha_inicio of the latest such Ingreso; the billable set is computed and ordered once (a list
+ * of ids), then read a page of ids at a time.
  */
-export async function findCapitaPage(db: Executor, q: CapitaQuery, after: CapitaRow | null, pageSize: number): Promise<CapitaRow[]> {
+export async function* capitaRows(db: Executor, q: CapitaQuery, pageSize: number): AsyncGenerator<CapitaRow> {
+  if (q.kind === 'current') {
+    yield* keysetPages<CapitaRow>((after) => findCurrentCapitaPage(db, q.entidad, after, pageSize), pageSize);
+    return;
+  }
+  const ingresoIds = await findPastCapitaOrder(db, q);
+  for (let k = 0; k < ingresoIds.length; k += pageSize) {
+    yield* await findCapitaRowsOfIngresos(db, Array.from(ingresoIds.subarray(k, k + pageSize)));
+  }
+}
+
+const CAPITA_PATIENT_COLUMNS = [
+  'p.id',
+  'p.documento',
+  'p.tipo_documento',
+  'p.nombre',
+  'p.apellido',
+  'p.entidad_salud',
+  'p.programa',
+  'p.valor_capita',
+  'p.apellido_norm',
+  'p.nombre_norm',
+] as const;
+
+/** One page of this month's report: the active patients after the keyset `after`. */
+export async function findCurrentCapitaPage(db: Executor, entidad: string | null, after: CapitaRow | null, pageSize: number): Promise<CapitaRow[]> {
   let query = db
-    .with('billable', () =>
-      q.kind === 'current' ? db.selectFrom('ingresos as i').select(['i.id', 'i.paciente_id']).where('i.estado', '=', 'ACTIVO') : billableIngresos(db, q),
-    )
-    // The latest billable Ingreso of each patient, so a patient appears once.
-    .with('latest', (qc) => qc.selectFrom('billable').select((eb) => ['paciente_id', eb.fn.max('id').as('id')]).groupBy('paciente_id'))
     .selectFrom('patients as p')
-    .innerJoin('latest as l', 'l.paciente_id', 'p.id')
-    .innerJoin('ingresos as i', 'i.id', 'l.id')
-    .select([
-      'p.id',
-      'p.documento',
-      'p.tipo_documento',
-      'p.nombre',
-      'p.apellido',
-      'p.entidad_salud',
-      'p.programa',
-      'p.valor_capita',
-      'i.fecha_inicio',
-      'p.apellido_norm',
-      'p.nombre_norm',
-    ]);
-  if (q.entidad !== null) query = query.where('p.entidad_salud', '=', q.entidad);
+    .select([...CAPITA_PATIENT_COLUMNS, sql<string>`p.activo_desde`.as('fecha_inicio')])
+    .where('p.activo_desde', 'is not', null);
+  if (entidad !== null) query = query.where('p.entidad_salud', '=', entidad);
   if (after !== null) {
     query = query.where((eb) =>
       eb(
@@ -196,13 +203,34 @@ export async function findCapitaPage(db: Executor, q: CapitaQuery, after: Capita
       ),
     );
   }
-  return query
-    .orderBy('p.entidad_salud')
-    .orderBy('p.apellido_norm')
-    .orderBy('p.nombre_norm')
-    .orderBy('p.id')
-    .limit(pageSize)
+  return query.orderBy('p.entidad_salud').orderBy('p.apellido_norm').orderBy('p.nombre_norm').orderBy('p.id').limit(pageSize).execute();
+}
+
+/** A past month's billable Ingresos (the latest of each patient), in the report's order: computed once. */
+export async function findPastCapitaOrder(db: Executor, q: CapitaQuery): Promise<Int32Array> {
+  let query = db
+    .with('billable', () => billableIngresos(db, q))
+    // The latest billable Ingreso of each patient, so a patient appears once.
+    .with('latest', (qc) => qc.selectFrom('billable').select((eb) => ['paciente_id', eb.fn.max('id').as('id')]).groupBy('paciente_id'))
+    .selectFrom('patients as p')
+    .innerJoin('latest as l', 'l.paciente_id', 'p.id')
+    .select('l.id');
+  if (q.entidad !== null) query = query.where('p.entidad_salud', '=', q.entidad);
+  const rows = await query.orderBy('p.entidad_salud').orderBy('p.apellido_norm').orderBy('p.nombre_norm').orderBy('p.id').execute();
+  return Int32Array.from(rows, (r) => Number(r.id));
+}
+
+/** The report's rows of the given Ingresos, in the order given. */
+export async function findCapitaRowsOfIngresos(db: Executor, ingresoIds: readonly number[]): Promise<CapitaRow[]> {
+  if (ingresoIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('ingresos as i')
+    .innerJoin('patients as p', 'p.id', 'i.paciente_id')
+    .select([...CAPITA_PATIENT_COLUMNS, 'i.fecha_inicio', 'i.id as ingreso_id'])
+    .where('i.id', 'in', ingresoIds)
     .execute();
+  const byIngreso = new Map(rows.map(({ ingreso_id, ...row }) => [ingreso_id, row]));
+  return ingresoIds.map((id) => byIngreso.get(id)!);
 }
 
 /**

@@ -1,23 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mesCapita, mesFiltroRange, MES_CAPITA_MAX } from '../ingresos/ingreso.rules.js';
 import { ENTIDADES_SALUD, choiceValues } from '../patients/patient.rules.js';
-import { csvDecimal, keysetPages } from '../shared/csv.js';
+import { csvDecimal } from '../shared/csv.js';
 import { today, type AppDeps } from '../web/deps.js';
 import { queryValue } from '../web/form.js';
 import { pageContext, sendPage } from '../web/render.js';
 import { EXPORT_PAGE_SIZE, sendCsvExport } from './csv-export.js';
-import {
-  countActiveByMesCapita,
-  countCyclesInMonth,
-  countOpenPatientsBy,
-  countPatientsByOpenStatus,
-  findCapitaPage,
-  listIngresosAtLimit,
-  sumCapitaByEntidad,
-  type CapitaQuery,
-  type CapitaRow,
-} from './dashboard.repository.js';
-import { CAPITA_MESSAGES, capitaReferenceDate, monthRangeOf, parseCapitaMonth, startOfDayUtc } from './dashboard.rules.js';
+import { LatestValueCache } from './dashboard.cache.js';
+import { capitaRows, countCyclesInMonth, countOpenGroups, listIngresosAtLimit, readDashboardVersion, type CapitaQuery } from './dashboard.repository.js';
+import { CAPITA_MESSAGES, capitaReferenceDate, monthRangeOf, parseCapitaMonth, startOfDayUtc, summarizeOpenGroups } from './dashboard.rules.js';
 import { listStaleMonitoring } from './monitoring.repository.js';
 import { DashboardPage, type DashboardData } from './views/dashboard.page.js';
 
@@ -26,43 +17,50 @@ const LIST_LIMIT = 50;
 
 export const CAPITA_HEADER = ['documento', 'tipo_documento', 'nombre', 'apellido', 'entidad_salud', 'programa', 'mes_capita', 'valor_capita'] as const;
 
-async function loadDashboard(deps: AppDeps, capitaForm: DashboardData['capitaForm'] | null): Promise<DashboardData> {
+type DashboardFigures = Omit<DashboardData, 'capitaForm'>;
+
+/**
+ * Every figure of the dashboard for today, computed once per (today, data version) and shared by every request
+ * until a change of patients, ingresos or monitoring records (in any process) bumps the version
+ * (docs/decisions/0012-dashboard-cache-and-data-version.md). The version is read before the figures, so the
+ * figures are never older than the version they are kept under. The statements run one after another: a request
+ * holds at most one connection of the pool.
+ */
+async function loadFigures(deps: AppDeps, cache: LatestValueCache<DashboardFigures>): Promise<DashboardFigures> {
   const { db } = deps;
   const day = today(deps);
-  const month = monthRangeOf(day);
-  const [status, cycles, byPrograma, byEntidad, counts, capita, atLimit, staleMonitoring] = await Promise.all([
-    countPatientsByOpenStatus(db),
-    countCyclesInMonth(db, month.start, month.end),
-    countOpenPatientsBy(db, 'programa'),
-    countOpenPatientsBy(db, 'entidad_salud'),
-    countActiveByMesCapita(db, day),
-    sumCapitaByEntidad(db),
-    listIngresosAtLimit(db, mesFiltroRange(MES_CAPITA_MAX, day).to!, LIST_LIMIT),
-    listStaleMonitoring(db, day, LIST_LIMIT),
-  ]);
-  return {
-    today: day,
-    mes: month.mes,
-    status,
-    cycles,
-    byPrograma,
-    byEntidad,
-    mesCapita: counts,
-    capita,
-    atLimit,
-    staleMonitoring,
-    capitaForm: capitaForm ?? { mes: month.mes, entidad: '' },
-  };
-}
-
-async function sendDashboard(request: FastifyRequest, reply: FastifyReply, capitaForm: DashboardData['capitaForm'] | null, status = 200) {
-  const data = await loadDashboard(request.server.deps, capitaForm);
-  return sendPage(reply, <DashboardPage ctx={pageContext(request, reply)} data={data} />, status);
+  const version = await readDashboardVersion(db);
+  return cache.get(`${day} ${version}`, async () => {
+    const month = monthRangeOf(day);
+    const open = summarizeOpenGroups(await countOpenGroups(db, day));
+    const cycles = await countCyclesInMonth(db, month.start, month.end);
+    const atLimit = await listIngresosAtLimit(db, mesFiltroRange(MES_CAPITA_MAX, day).to!, LIST_LIMIT);
+    const staleMonitoring = await listStaleMonitoring(db, day, LIST_LIMIT);
+    return {
+      today: day,
+      mes: month.mes,
+      status: open.status,
+      cycles,
+      byPrograma: open.byPrograma,
+      byEntidad: open.byEntidad,
+      mesCapita: open.mesCapita,
+      capita: open.capita,
+      atLimit,
+      staleMonitoring,
+    };
+  });
 }
 
 /** Routes under /dashboard. */
 export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   const deps = app.deps;
+  const cache = new LatestValueCache<DashboardFigures>();
+
+  async function sendDashboard(request: FastifyRequest, reply: FastifyReply, capitaForm: DashboardData['capitaForm'] | null, status = 200) {
+    const figures = await loadFigures(deps, cache);
+    const data: DashboardData = { ...figures, capitaForm: capitaForm ?? { mes: figures.mes, entidad: '' } };
+    return sendPage(reply, <DashboardPage ctx={pageContext(request, reply)} data={data} />, status);
+  }
 
   app.get('/', async (request, reply) => sendDashboard(request, reply, null));
 
@@ -93,8 +91,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
     const reference = capitaReferenceDate(month, day);
     let total = 0;
     async function* rows() {
-      const all = keysetPages<CapitaRow>((after) => findCapitaPage(deps.db, q, after, EXPORT_PAGE_SIZE), EXPORT_PAGE_SIZE);
-      for await (const r of all) {
+      for await (const r of capitaRows(deps.db, q, EXPORT_PAGE_SIZE)) {
         total += r.valor_capita;
         yield [r.documento, r.tipo_documento, r.nombre, r.apellido, r.entidad_salud, r.programa, mesCapita(r.fecha_inicio, reference), csvDecimal(r.valor_capita)];
       }

@@ -161,3 +161,58 @@ export function barChartGeometry(counts: readonly number[]): ChartGeometry {
   const ticks = tickValues(max).map((value) => ({ value, y: round(baseY - (value / max) * plotHeight) }));
   return { width, height, left, baseY, plotHeight, max, bars, ticks };
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// The figures derived from one grouped pass over the open Ingresos (countOpenGroups).
+
+export interface OpenGroupRow {
+  programa: string;
+  entidad_salud: string;
+  estado: 'ACTIVO' | 'SUSPENDIDO';
+  /** mes_capita 1..MES_CAPITA_MAX */
+  mes: number;
+  n: number;
+  /** sum of valor_capita, hundredths */
+  total: number;
+}
+
+export interface OpenSummary {
+  status: { activos: number; suspendidos: number };
+  /** open (ACTIVO or SUSPENDIDO) patients per programa / entidad_salud, only the keys present, in key order */
+  byPrograma: { key: string; n: number }[];
+  byEntidad: { key: string; n: number }[];
+  /** ACTIVO per mes_capita (index 0 is month 1) */
+  mesCapita: number[];
+  /** ACTIVO patients and the sum of their valor_capita per entidad_salud, in key order */
+  capita: { entidad: string; pacientes: number; total: number }[];
+}
+
+/** Code-point order, as the database's binary collation (the keys are the ASCII values the schema allows). */
+const byKey = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+function sumBy<T>(rows: readonly T[], key: (r: T) => string, value: (r: T) => number): [string, number][] {
+  const sums = new Map<string, number>();
+  for (const r of rows) sums.set(key(r), (sums.get(key(r)) ?? 0) + value(r));
+  return [...sums].sort(([a], [b]) => byKey(a, b));
+}
+
+/**
+ * The dashboard's counts from the grouped open Ingresos: one open Ingreso per patient, so each count of
+ * Ingresos is a count of patients.
+ */
+export function summarizeOpenGroups(rows: readonly OpenGroupRow[]): OpenSummary {
+  const activos = rows.filter((r) => r.estado === 'ACTIVO');
+  const mesCapita = Array.from({ length: MES_CAPITA_MAX }, () => 0);
+  for (const r of activos) mesCapita[r.mes - 1]! += r.n;
+  const totals = new Map(sumBy(activos, (r) => r.entidad_salud, (r) => r.total));
+  return {
+    status: {
+      activos: activos.reduce((s, r) => s + r.n, 0),
+      suspendidos: rows.filter((r) => r.estado === 'SUSPENDIDO').reduce((s, r) => s + r.n, 0),
+    },
+    byPrograma: sumBy(rows, (r) => r.programa, (r) => r.n).map(([key, n]) => ({ key, n })),
+    byEntidad: sumBy(rows, (r) => r.entidad_salud, (r) => r.n).map(([key, n]) => ({ key, n })),
+    mesCapita,
+    capita: sumBy(activos, (r) => r.entidad_salud, (r) => r.n).map(([entidad, pacientes]) => ({ entidad, pacientes, total: totals.get(entidad)! })),
+  };
+}

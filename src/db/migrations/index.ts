@@ -4,6 +4,7 @@ import * as patients from './20261122_0002_patients.js';
 import * as exams from './20261122_0003_exams.js';
 import * as patientsIndexes from './20261122_0010_patients_indexes.js';
 import * as listPerformance from './20261122_0020_list_performance.js';
+import * as dashboardPerformance from './20261122_0021_dashboard_performance.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '20261122_0003_exams': exams,
   '20261122_0010_patients_indexes': patientsIndexes,
   '20261122_0020_list_performance': listPerformance,
+  '20261122_0021_dashboard_performance': dashboardPerformance,
 };
