@@ -12,6 +12,7 @@ import {
   niceMax,
   parseCapitaMonth,
   startOfDayUtc,
+  summarizeOpenGroups,
   tickValues,
 } from './dashboard.rules.js';
 
@@ -97,5 +98,35 @@ describe('chart geometry', () => {
     const g = barChartGeometry(Array(18).fill(0));
     assert.equal(g.max, 1);
     assert.ok(g.bars.every((b) => b.height === 0));
+  });
+});
+
+describe('summarizeOpenGroups', () => {
+  test('counts patients by status, programa and entidad, the ACTIVO ones by mes_capita, and their capitation', () => {
+    const s = summarizeOpenGroups([
+      { programa: 'PROGRAMA INSOMNIO', entidad_salud: 'ENTITY_B', estado: 'ACTIVO', mes: 6, n: 1, total: 10000050 },
+      { programa: 'PROGRAMA AOS', entidad_salud: 'ENTITY_A', estado: 'ACTIVO', mes: 1, n: 2, total: 45000000 },
+      { programa: 'PROGRAMA AOS', entidad_salud: 'ENTITY_A', estado: 'ACTIVO', mes: 18, n: 1, total: 20000000 },
+      { programa: 'PROGRAMA AOS', entidad_salud: 'ENTITY_A', estado: 'SUSPENDIDO', mes: 7, n: 3, total: 75000000 },
+    ]);
+    assert.deepEqual(s.status, { activos: 4, suspendidos: 3 });
+    assert.deepEqual(s.byPrograma, [{ key: 'PROGRAMA AOS', n: 6 }, { key: 'PROGRAMA INSOMNIO', n: 1 }]);
+    assert.deepEqual(s.byEntidad, [{ key: 'ENTITY_A', n: 6 }, { key: 'ENTITY_B', n: 1 }]);
+    assert.deepEqual(s.mesCapita, [2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+    assert.deepEqual(s.capita, [
+      { entidad: 'ENTITY_A', pacientes: 3, total: 65000000 },
+      { entidad: 'ENTITY_B', pacientes: 1, total: 10000050 },
+    ]);
+  });
+
+  test('no open Ingreso: zeros and empty tables', () => {
+    const s = summarizeOpenGroups([]);
+    assert.deepEqual(s, { status: { activos: 0, suspendidos: 0 }, byPrograma: [], byEntidad: [], mesCapita: Array(18).fill(0), capita: [] });
+  });
+
+  test('an entidad with only SUSPENDIDO patients is counted but not billed', () => {
+    const s = summarizeOpenGroups([{ programa: 'PROGRAMA AOS', entidad_salud: 'ENTITY_B', estado: 'SUSPENDIDO', mes: 3, n: 2, total: 1 }]);
+    assert.deepEqual(s.byEntidad, [{ key: 'ENTITY_B', n: 2 }]);
+    assert.deepEqual(s.capita, []);
   });
 });

@@ -201,3 +201,38 @@ describe(`query plans (engine=${ENGINE})`, () => {
     assertUses(await plansOfPage(`/exams/${patientId}/`), ['exam_records_ingreso_idx']);
   });
 });
+
+// The dashboard and capita.csv (docs/performance.md items 4 and 5; migration 0021). The dashboard's figures are
+// cached per data version, so a change is made first: the request then computes them and its statements are seen.
+describe(`query plans of the dashboard and the capitation report (engine=${ENGINE})`, () => {
+  test('/dashboard/: every figure from an index, no large table scanned', async () => {
+    await createPatient(db, { nombre: 'Nadia', apellido: 'Núñez' }, { fechaInicio: '2024-01-15' });
+    const plans = await plansOfPage('/dashboard/');
+    assert.ok(plans.some((p) => /from "dashboard_version"/.test(p.sql)), 'the data version is read');
+    assert.ok(plans.some((p) => /ultimo_monitoreo/.test(p.sql)), 'the figures were computed, not served from the cache');
+    assertUses(plans, [
+      // the grouped pass over the open Ingresos
+      SQLITE ? 'ingresos_one_open_per_patient' : 'ingresos_one_open_per_patient|ingresos_open_fecha_idx',
+      'ingresos_fecha_inicio_idx',
+      'ingresos_fecha_fin_idx',
+      'ingresos_open_fecha_idx',
+      'patients_active_monitoreo_idx',
+    ]);
+  });
+
+  test('/dashboard/ served from the cache reads the session and the data version only', async () => {
+    await plansOfPage('/dashboard/');
+    const plans = await plansOfPage('/dashboard/');
+    assert.deepEqual(
+      plans.map((p) => /from "(\w+)"/.exec(p.sql)?.[1]),
+      ['sessions', 'dashboard_version'],
+    );
+  });
+
+  test('capita.csv of the current month: each page a range of the active patients in report order', async () => {
+    const plans = await plansOfPage('/dashboard/capita.csv?mes=2026-11');
+    assertUses(plans.filter((p) => /from "patients"/.test(p.sql)), ['patients_active_capita_idx']);
+    const one = await plansOfPage('/dashboard/capita.csv?mes=2026-11&entidad=ENTITY_B');
+    assertUses(one.filter((p) => /from "patients"/.test(p.sql)), ['patients_active_capita_idx']);
+  });
+});
