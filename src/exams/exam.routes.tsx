@@ -69,7 +69,7 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
       active ? listCycleSeries(db, active.id) : [],
       listPatientCycles(db, patient.id),
     ]);
-    await recordAudit(db, {
+    await app.auditViews.record({
       at: clock.now(),
       actor: actorOf(request),
       action: 'exam.view_clinical',

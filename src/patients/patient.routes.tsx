@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { withPendingViews } from '../audit/audit.queue.js';
 import { listPatientHistory, recordAudit } from '../audit/audit.repository.js';
 import { diffFields } from '../audit/audit.rules.js';
 import { findActiveIngreso, openIngreso } from '../ingresos/ingreso.repository.js';
@@ -123,8 +124,8 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
     if (!patient) return reply.callNotFound();
     const ingreso = (await findActiveIngreso(db, patientId)) ?? null;
     const day = today(deps);
-    // Logged before the page is read back, so the page's own history shows this view.
-    await recordAudit(db, {
+    // Queued before the history is read, so the page's own history shows this view (decision 0011).
+    await app.auditViews.record({
       at: clock.now(),
       actor: actorOf(request),
       action: 'patient.view',
@@ -133,7 +134,7 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
       patientId,
       requestId: String(request.id),
     });
-    const history = await listPatientHistory(db, patientId, HISTORY_LIMIT);
+    const history = withPendingViews(await listPatientHistory(db, patientId, HISTORY_LIMIT), app.auditViews.pendingForPatient(patientId), HISTORY_LIMIT);
     const detail = {
       patient,
       edad: edad(patient.fecha_nacimiento, day),

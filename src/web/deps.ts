@@ -1,3 +1,4 @@
+import type { ViewAuditQueue } from '../audit/audit.queue.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Engine } from '../db/connection.js';
@@ -22,6 +23,8 @@ export interface Message {
 declare module 'fastify' {
   interface FastifyInstance {
     deps: AppDeps;
+    /** Views of patients' records on their way to the audit trail (written in groups). */
+    auditViews: ViewAuditQueue;
   }
   interface FastifyRequest {
     /** The logged-in user, or null. */

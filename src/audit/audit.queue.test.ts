@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { TestClient, TestClock, createTestDatabase, createUser, login, testConfig, type TestDatabase } from '../../test/helpers.js';
+import { buildApp } from '../app.js';
+import type { Db } from '../db/database.js';
+import { createPatient } from '../patients/patient.fixtures.js';
+import { createViewAuditQueue, withPendingViews } from './audit.queue.js';
+
+let database: TestDatabase;
+let db: Db;
+before(async () => {
+  database = await createTestDatabase();
+  db = database.handle.db;
+});
+after(async () => database.drop());
+
+const views = async (patientId: number) =>
+  (await db.selectFrom('audit_log').select(['action', 'username']).where('patient_id', '=', patientId).where('action', 'like', '%view%').execute()).length;
+
+describe('views of a record are written to the audit trail in groups', () => {
+  test('queued views show on the patient page at once and are all written by the graceful shutdown', async () => {
+    const app: FastifyInstance = await buildApp({ config: testConfig(), db, engine: database.handle.engine, clock: new TestClock(), logger: false, auditViewFlushMs: 60_000 });
+    await app.ready();
+    const user = await createUser(db);
+    const client = new TestClient(app);
+    await login(client, user.username, user.password);
+    const p = await createPatient(db, { nombre: 'Visto' });
+    for (let i = 0; i < 3; i++) assert.equal((await client.get(`/patients/${p.id}/`)).status, 200);
+    assert.equal((await client.get(`/exams/${p.id}/`)).status, 200);
+    assert.equal(await views(p.id), 0, 'nothing written before the group is due');
+    assert.equal(app.auditViews.pendingForPatient(p.id).length, 4);
+    assert.deepEqual(app.auditViews.pendingForPatient(p.id).map((r) => r.action), ['exam.view_clinical', 'patient.view', 'patient.view', 'patient.view']);
+    await app.close();
+    assert.equal(await views(p.id), 4);
+  });
+
+  test('a group is written after flushMs; a failed write is kept and retried', async () => {
+    const errors: unknown[] = [];
+    const p = await createPatient(db, { nombre: 'Grupo' });
+    const entry = { at: new Date('2026-11-22T10:00:00.000Z'), actor: null, action: 'patient.view', entityType: 'patient', entityId: p.id, patientId: p.id };
+    const queue = createViewAuditQueue(db, { flushMs: 20, onError: (e) => errors.push(e) });
+    await queue.record(entry);
+    await queue.record(entry);
+    await new Promise((r) => setTimeout(r, 150));
+    assert.equal(await views(p.id), 2);
+    assert.equal(errors.length, 0);
+    // A row the database refuses (unknown user: foreign key) is reported and kept, and does not hold back the others.
+    const bad = createViewAuditQueue(db, { flushMs: 60_000, onError: (e) => errors.push(e) });
+    await bad.record({ ...entry, actor: { id: 999_999_999, username: 'nadie' } });
+    await bad.record(entry);
+    await bad.flush();
+    assert.equal(errors.length, 1);
+    assert.equal(bad.pendingForPatient(p.id).length, 1);
+    assert.equal(await views(p.id), 3);
+    await queue.close();
+  });
+
+  test('withPendingViews puts the pending ones first, each entry once, within the limit', () => {
+    const row = (id: number, at: string) => ({ id, at, user_id: 1, username: 'ana', action: 'patient.view', entity_type: 'patient', entity_id: 7, patient_id: 7, changes: null });
+    const stored = [row(3, '2026-11-22T10:00:03.000Z'), row(2, '2026-11-22T10:00:02.000Z')];
+    const pending = [row(0, '2026-11-22T10:00:04.000Z'), row(0, '2026-11-22T10:00:03.000Z')];
+    assert.deepEqual(withPendingViews(stored, pending, 10).map((r) => r.at.slice(17, 19)), ['04', '03', '02']);
+    assert.equal(withPendingViews(stored, pending, 2).length, 2);
+  });
+});

@@ -1,0 +1,136 @@
+// Views of a patient's record go to the audit trail in groups (decision 0011): one transaction, hence one
+// fsync with SQLite's synchronous = FULL, every FLUSH_MS instead of one per page view. Changes never come
+// here: they are written by recordAudit inside their own transaction.
+
+import type { Db } from '../db/database.js';
+import type { AuditEntry, AuditListRow } from './audit.repository.js';
+
+/** Rows a single INSERT carries (9 parameters a row: far below both engines' limits). */
+const CHUNK = 500;
+
+export interface ViewAuditQueue {
+  /** Queues a view (or writes it at once when the queue is synchronous). */
+  record(entry: AuditEntry): Promise<void>;
+  /** Views of this patient queued or being written, newest first, shaped as the trail's rows (id 0). */
+  pendingForPatient(patientId: number): AuditListRow[];
+  /** Writes everything queued so far; resolves when it is committed. */
+  flush(): Promise<void>;
+  /** Stops the timer and writes what is left (graceful shutdown). */
+  close(): Promise<void>;
+}
+
+type Row = {
+  at: string;
+  user_id: number | null;
+  username: string | null;
+  action: string;
+  entity_type: string | null;
+  entity_id: number | null;
+  patient_id: number | null;
+  changes: string | null;
+  request_id: string | null;
+};
+
+const rowOf = (entry: AuditEntry): Row => ({
+  at: entry.at.toISOString(),
+  user_id: entry.actor?.id ?? null,
+  username: entry.actor?.username ?? null,
+  action: entry.action,
+  entity_type: entry.entityType ?? null,
+  entity_id: entry.entityId ?? null,
+  patient_id: entry.patientId ?? null,
+  changes: entry.changes ? JSON.stringify(entry.changes) : null,
+  request_id: entry.requestId ?? null,
+});
+
+/**
+ * `flushMs` 0: every view is written at once, in its own transaction (the tests' default). Otherwise views wait
+ * at most `flushMs` and are written together; a failed write is retried with the next group (and reported).
+ */
+export function createViewAuditQueue(db: Db, options: { flushMs: number; onError: (err: unknown) => void }): ViewAuditQueue {
+  let queued: Row[] = [];
+  let writing: Row[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> = Promise.resolve();
+  let closed = false;
+
+  const write = async (rows: Row[]) => {
+    await db.transaction().execute(async (trx) => {
+      for (let i = 0; i < rows.length; i += CHUNK) await trx.insertInto('audit_log').values(rows.slice(i, i + CHUNK)).execute();
+    });
+  };
+
+  const flushOnce = async () => {
+    if (queued.length === 0) return;
+    writing = queued;
+    queued = [];
+    try {
+      await write(writing);
+    } catch (err) {
+      options.onError(err);
+      // One by one, so a row the database refuses cannot hold back the others; what still fails is kept, in
+      // order, ahead of what came since, and the next group carries it.
+      const failed: Row[] = [];
+      for (const row of writing) {
+        try {
+          await write([row]);
+        } catch {
+          failed.push(row);
+        }
+      }
+      queued = failed.concat(queued);
+    } finally {
+      writing = [];
+    }
+  };
+
+  const flush = (): Promise<void> => {
+    if (timer) {
+      clearTimeout(timer);
+      timer = null;
+    }
+    running = running.then(flushOnce);
+    return running;
+  };
+
+  return {
+    async record(entry) {
+      if (options.flushMs <= 0 || closed) {
+        await write([rowOf(entry)]);
+        return;
+      }
+      queued.push(rowOf(entry));
+      timer ??= setTimeout(() => {
+        timer = null;
+        void flush().then(() => {
+          if (queued.length > 0 && !closed) timer ??= setTimeout(() => void flush(), options.flushMs);
+        });
+      }, options.flushMs);
+    },
+    pendingForPatient(patientId) {
+      const out: AuditListRow[] = [];
+      for (const r of [...writing, ...queued]) {
+        if (r.patient_id !== patientId) continue;
+        const { request_id: _unused, ...shown } = r;
+        out.push({ id: 0, ...shown });
+      }
+      return out.reverse();
+    },
+    flush,
+    async close() {
+      closed = true;
+      await flush();
+    },
+  };
+}
+
+/**
+ * A patient's history with the views not yet written on top (they are the newest), each entry once (a group
+ * committed while the page was being read may appear in both), at most `limit`.
+ */
+export function withPendingViews(stored: AuditListRow[], pending: AuditListRow[], limit: number): AuditListRow[] {
+  if (pending.length === 0) return stored;
+  const keyOf = (r: AuditListRow) => `${r.at}|${r.action}|${r.user_id ?? ''}|${r.entity_id ?? ''}`;
+  const seen = new Set(stored.map(keyOf));
+  return [...pending.filter((r) => !seen.has(keyOf(r))), ...stored].slice(0, limit);
+}
