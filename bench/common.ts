@@ -25,6 +25,15 @@ export async function tableNames(db: Kysely<any>, engine: Engine): Promise<Set<s
   return new Set(rows.rows.map((r) => r.name));
 }
 
+export async function columnNames(db: Kysely<any>, engine: Engine, table: string): Promise<Set<string>> {
+  const rows =
+    engine === 'sqlite'
+      ? await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db)
+      : await sql<{ name: string }>`select column_name as name from information_schema.columns
+          where table_schema = current_schema() and table_name = ${table}`.execute(db);
+  return new Set(rows.rows.map((r) => r.name));
+}
+
 export async function countRows(db: Kysely<any>, table: string): Promise<number> {
   const r = await sql<{ n: number }>`select cast(count(*) as integer) as n from ${sql.table(table)}`.execute(db);
   return Number(r.rows[0]!.n);

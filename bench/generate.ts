@@ -3,9 +3,18 @@
 // Fills a database (built by the real migrations) with synthetic patients, their Ingresos, the history of every
 // opening and status change, exam records for each cycle when the exams tables exist, an audit entry per change,
 // and the user 'bench'. Refuses to write where real data may live unless --force.
+//
+// SQLite: every row goes through the triggers, as the application's writes do. PostgreSQL: the patients go
+// through their triggers, written with the final values of the columns the Ingreso and exam triggers keep
+// (activo_desde, ultimo_monitoreo); the Ingresos (final), exam records, history and audit rows are then written
+// without triggers (`session_replication_role = replica`, in the batch's transaction only), which removes every
+// intermediate version of the patient row those triggers would write (on PostgreSQL each is a new row version
+// in every index of patients). Only the insert triggers listed in SKIPPED_INSERT_TRIGGERS are skipped that way:
+// with any other, the load takes the slow path. Either way, verifyDerived checks afterwards, in SQL, that the
+// derived columns and counters equal what the triggers compute and that every foreign key holds.
 
 import { parseArgs } from 'node:util';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { openDatabase, type Engine } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { addDays, todayIn } from '../src/shared/dates.js';
@@ -15,6 +24,7 @@ import { usernameKey } from '../src/users/user.rules.js';
 import {
   BENCH_PASSWORD,
   BENCH_USERNAME,
+  columnNames,
   countRows,
   databaseUrlFrom,
   displayUrl,
@@ -43,21 +53,33 @@ import {
 
 const USAGE = 'Uso: npm run bench:data -- --patients N [--database URL] [--force] [--seed S]';
 
-const PATIENT_COLUMNS = [
+const BASE_PATIENT_COLUMNS = [
   'id', 'nombre', 'apellido', 'tipo_documento', 'documento', 'documento_key', 'search_text', 'apellido_norm', 'nombre_norm',
   'fecha_nacimiento', 'genero', 'departamento', 'ciudad', 'zona', 'telefono', 'celular', 'estado_civil', 'entidad_salud',
   'estrato', 'peso', 'altura', 'perimetro_abdominal', 'cuello', 'medico_remitente', 'especialidad', 'diagnostico_clinico',
   'programa', 'valor_capita', 'created_at', 'updated_at',
 ] as const;
+/**
+ * Columns of patients that triggers keep (migrations 0010 and 0021), written with the value the triggers would
+ * leave once every Ingreso and exam record of the patient is in, when the column exists: then the triggers'
+ * updates of the patient row either do not happen (ultimo_monitoreo only ever rises) or need not happen at all
+ * (the fast path below), and `verifyDerived` checks both against what the triggers compute.
+ */
+const DERIVED_PATIENT_COLUMNS = ['activo_desde', 'ultimo_monitoreo'] as const;
+type PatientColumn = (typeof BASE_PATIENT_COLUMNS)[number] | (typeof DERIVED_PATIENT_COLUMNS)[number];
 const INGRESO_COLUMNS = ['id', 'paciente_id', 'fecha_inicio', 'fecha_fin', 'estado', 'motivo', 'created_at', 'updated_at'] as const;
+const INGRESO_ESTADO = INGRESO_COLUMNS.indexOf('estado');
+const EXAM_KIND = EXAM_COLUMNS.indexOf('kind');
 const HISTORIAL_COLUMNS = ['id', 'ingreso_id', 'at', 'user_id', 'desde', 'hacia', 'motivo', 'fecha'] as const;
 const AUDIT_COLUMNS = ['id', 'at', 'user_id', 'username', 'action', 'entity_type', 'entity_id', 'patient_id', 'changes', 'request_id'] as const;
 
 /**
- * The rows of one batch. Ingresos and exam records are grouped by the cycle's position in its patient's history
- * (level 0 = first cycle): each level is inserted ACTIVO, gets its exam records (the database accepts records
- * only on an ACTIVO Ingreso), then is moved to its final state, exactly as the application would have done,
- * and only then is the next level opened (at most one open Ingreso per patient).
+ * The rows of one batch. Ingresos (in their final state) and exam records are grouped by the cycle's position in
+ * its patient's history (level 0 = first cycle). With triggers (SQLite; PostgreSQL's slow path) each level is
+ * inserted ACTIVO, gets its exam records (the database accepts records only on an ACTIVO Ingreso), then is moved
+ * to its final state, exactly as the application would have done, and only then is the next level opened (at
+ * most one open Ingreso per patient). Without triggers (PostgreSQL's fast path) every level is inserted at once,
+ * final.
  */
 interface Batch {
   patients: Value[][];
@@ -136,7 +158,7 @@ function generatePatient(
   r: Random,
   out: Batch,
   ids: Ids,
-  ctx: { today: string; userId: number; documentos: Set<string>; exams: boolean },
+  ctx: { today: string; userId: number; documentos: Set<string>; exams: boolean; patientColumns: readonly PatientColumn[] },
 ): void {
   const gx = r();
   const genero = gx < 0.55 ? 'F' : gx < 0.99 ? 'M' : 'O';
@@ -152,7 +174,7 @@ function generatePatient(
   const programa = r() < 0.75 ? 'PROGRAMA AOS' : 'PROGRAMA INSOMNIO';
   const altura = intBetween(r, 148, 192);
   const peso = Math.round(((altura / 100) ** 2) * intBetween(r, 2100, 4200));
-  const patient: Record<(typeof PATIENT_COLUMNS)[number], Value> = {
+  const patient: Record<PatientColumn, Value> = {
     id: patientId,
     nombre,
     apellido,
@@ -179,8 +201,10 @@ function generatePatient(
     valor_capita: r() < 0.9 ? 25978300 : pick(r, [21000000, 23500000, 28000000]),
     created_at: createdAt,
     updated_at: createdAt,
+    // What the triggers compute: the fecha_inicio of the ACTIVO Ingreso; the latest monitoring fecha (below).
+    activo_desde: cycles.find((c) => c.estado === 'ACTIVO')?.fecha_inicio ?? null,
+    ultimo_monitoreo: null,
   };
-  out.patients.push(PATIENT_COLUMNS.map((c) => patient[c]));
   const audit = (when: string, action: string, entityType: string, entityId: number, changes: Record<string, unknown>) =>
     out.audit_log.push([ids.take('audit_log'), when, ctx.userId, BENCH_USERNAME, action, entityType, entityId, patientId, JSON.stringify(changes), null]);
   audit(createdAt, 'patient.create', 'patient', patientId, { nombre: [null, nombre], apellido: [null, apellido] });
@@ -201,8 +225,7 @@ function generatePatient(
       history(updated, 'ACTIVO', 'TERMINADO', c.motivo, c.fecha_fin!);
     }
     const slot = (out.levels[level] ??= newLevel());
-    // Inserted ACTIVO (with its final dates and motivo), closed after its exam records are in.
-    slot.ingresos.push([c.id, patientId, c.fecha_inicio, c.fecha_fin, 'ACTIVO', c.motivo, opened, updated]);
+    slot.ingresos.push([c.id, patientId, c.fecha_inicio, c.fecha_fin, c.estado, c.motivo, opened, updated]);
     if (c.estado !== 'ACTIVO') slot.close.get(c.estado)!.push(c.id);
     if (ctx.exams) {
       // About five records a cycle still open; fewer for a finished one (archived: hidden from the clinical view).
@@ -210,11 +233,16 @@ function generatePatient(
       const end = c.suspendido ?? c.fecha_fin ?? ctx.today;
       const span = Math.max(0, daysBetween(c.fecha_inicio, end));
       const dates = Array.from({ length: n }, () => addDays(c.fecha_inicio, intBetween(r, 0, span))).sort();
-      dates.forEach((fecha, index) =>
-        slot.exams.push(examRecord(r, { id: ids.take(EXAM_TABLE), ingresoId: c.id, fecha, at: at(fecha, r), userId: ctx.userId, programa, index })),
-      );
+      dates.forEach((fecha, index) => {
+        const record = examRecord(r, { id: ids.take(EXAM_TABLE), ingresoId: c.id, fecha, at: at(fecha, r), userId: ctx.userId, programa, index });
+        slot.exams.push(record);
+        if (record[EXAM_KIND] === 'MONITOREO' && (patient.ultimo_monitoreo === null || fecha > (patient.ultimo_monitoreo as string))) {
+          patient.ultimo_monitoreo = fecha;
+        }
+      });
     }
   });
+  out.patients.push(ctx.patientColumns.map((c) => patient[c]));
 }
 
 async function nextIds(db: Kysely<any>, tables: string[]): Promise<Ids> {
@@ -224,6 +252,112 @@ async function nextIds(db: Kysely<any>, tables: string[]): Promise<Ids> {
     next.set(t, Number(r.rows[0]?.m ?? 0) + 1);
   }
   return new Ids(next);
+}
+
+/**
+ * The fast path on PostgreSQL writes everything but the patients without triggers (foreign-key checks included):
+ * the rows are final, so what a trigger on INSERT into these tables would do must already be done. These are the
+ * triggers on INSERT that the generator knows, and how each one's effect is reproduced:
+ */
+const SKIPPED_INSERT_TRIGGERS: Record<string, string> = {
+  // migration 0010: patients.activo_desde, written final with the patient (checked by verifyDerived).
+  'ingresos.ingresos_sync_activo_desde': 'patients.activo_desde',
+  // migration 0021: a statement-level bump of the dashboard's data version; the insert of the patients, in the
+  // same transaction and with triggers, bumps it as well.
+  'ingresos.ingresos_dashboard_version': 'dashboard_version',
+  // migration 0003: records only on an ACTIVO Ingreso; the records of a cycle are dated inside it, and with
+  // triggers they are inserted while it is ACTIVO (the slow path proves it on every run).
+  'exam_records.exam_records_insert_activo': 'guard',
+  // migration 0021: patients.ultimo_monitoreo, written final with the patient (checked by verifyDerived).
+  'exam_records.exam_records_monitoreo_insert': 'patients.ultimo_monitoreo',
+};
+/** Tables written without triggers in the fast path. The patients are always inserted with their triggers. */
+const UNTRIGGERED_TABLES = ['ingresos', EXAM_TABLE, 'ingreso_historial', 'audit_log'];
+
+/**
+ * Triggers that fire on INSERT into the tables of the fast path and that the generator does not know (a new
+ * migration's): their effect would be missed, so the load must keep every trigger. Update- and delete-only
+ * triggers do not matter (the fast path only inserts); foreign keys are checked after the load instead.
+ */
+async function unknownInsertTriggers(db: Kysely<any>): Promise<string[]> {
+  const rows = await sql<{ name: string; enabled: string }>`
+    select c.relname || '.' || t.tgname as name, t.tgenabled as enabled
+      from pg_trigger t join pg_class c on c.oid = t.tgrelid
+     where not t.tgisinternal and (t.tgtype & 4) <> 0
+       and c.relnamespace = current_schema()::regnamespace and c.relname = any(${UNTRIGGERED_TABLES})`.execute(db);
+  // An ENABLE REPLICA trigger fires only in the mode the fast path uses: not known either.
+  return rows.rows.filter((t) => !(t.name in SKIPPED_INSERT_TRIGGERS) || t.enabled !== 'O').map((t) => t.name);
+}
+
+/**
+ * After the load: the columns and tables that triggers maintain hold what the triggers compute from the rows
+ * (over the whole database, so a --force load on top of other data is checked too), and, when the fast path
+ * skipped the foreign-key checks, every foreign key of the tables it wrote holds. Exits 1 naming what differs.
+ */
+async function verifyDerived(db: Kysely<any>, engine: Engine, checkForeignKeys: boolean): Promise<void> {
+  const distinct = sql.raw(engine === 'sqlite' ? 'is not' : 'is distinct from');
+  const tables = await tableNames(db, engine);
+  const patientColumns = await columnNames(db, engine, 'patients');
+  const checks: [string, RawBuilder<{ n: number | string }>][] = [];
+  if (patientColumns.has('activo_desde')) {
+    checks.push([
+      'patients.activo_desde (fecha_inicio del ingreso ACTIVO)',
+      sql`select count(*) as n from patients p
+            left join ingresos i on i.paciente_id = p.id and i.estado = 'ACTIVO'
+           where p.activo_desde ${distinct} i.fecha_inicio`,
+    ]);
+  }
+  if (patientColumns.has('ultimo_monitoreo')) {
+    checks.push([
+      'patients.ultimo_monitoreo (último MONITOREO no anulado)',
+      sql`select count(*) as n from patients p
+            left join (select i.paciente_id as pid, max(e.fecha) as f
+                         from exam_records e join ingresos i on i.id = e.ingreso_id
+                        where e.kind = 'MONITOREO' and e.anulado_at is null
+                        group by i.paciente_id) m on m.pid = p.id
+           where p.ultimo_monitoreo ${distinct} m.f`,
+    ]);
+  }
+  if (tables.has('patient_active_counts')) {
+    checks.push([
+      'patient_active_counts (pacientes activos por mes de inicio)',
+      sql`select count(*) as n from patient_active_counts c
+            full join (select substr(activo_desde, 1, 7) as mes, count(*) as n from patients
+                        where activo_desde is not null group by substr(activo_desde, 1, 7)) e on e.mes = c.mes
+           where coalesce(c.n, 0) <> coalesce(e.n, 0)`,
+    ]);
+  }
+  if (checkForeignKeys) {
+    const fks = await sql<{ tbl: string; cols: string[]; ref: string; refcols: string[] }>`
+      select c.conrelid::regclass::text as tbl, c.confrelid::regclass::text as ref,
+             array(select attname::text from unnest(c.conkey) with ordinality k(n, o)
+                     join pg_attribute a on a.attrelid = c.conrelid and a.attnum = k.n order by k.o) as cols,
+             array(select attname::text from unnest(c.confkey) with ordinality k(n, o)
+                     join pg_attribute a on a.attrelid = c.confrelid and a.attnum = k.n order by k.o) as refcols
+        from pg_constraint c
+       where c.contype = 'f' and c.conrelid = any(${UNTRIGGERED_TABLES.filter((t) => tables.has(t))}::regclass[])`.execute(db);
+    for (const fk of fks.rows) {
+      const on = fk.cols.map((c, i) => `t.${c} = r.${fk.refcols[i]}`).join(' and ');
+      const present = fk.cols.map((c) => `t.${c} is not null`).join(' and ');
+      const missing = fk.refcols.map((c) => `r.${c} is null`).join(' and ');
+      checks.push([
+        `clave foránea ${fk.tbl} (${fk.cols.join(', ')}) → ${fk.ref}`,
+        sql`select count(*) as n from ${sql.raw(fk.tbl)} t left join ${sql.raw(fk.ref)} r on ${sql.raw(on)}
+             where ${sql.raw(present)} and ${sql.raw(missing)}`,
+      ]);
+    }
+  }
+  const wrong: string[] = [];
+  for (const [what, query] of checks) {
+    const n = Number((await query.execute(db)).rows[0]!.n);
+    if (n !== 0) wrong.push(`  ${what}: ${formatInt(n)} filas difieren`);
+  }
+  if (wrong.length > 0) {
+    fail(
+      'ERROR: la base generada no es la que dejarían los triggers de la aplicación:\n' + wrong.join('\n') + '\n' +
+        'El generador calcula mal alguna columna derivada (bench/generate.ts): no use esta base.',
+    );
+  }
 }
 
 /** Refuses a database with users other than 'bench' or with any patient, unless forced. */
@@ -306,8 +440,25 @@ async function main(): Promise<void> {
     }
     console.log(`Generando ${formatInt(total)} pacientes en ${displayUrl(url)} (${engine}), hoy = ${today}`);
     console.log(exams ? `Exámenes: tabla ${EXAM_TABLE}` : `Exámenes: la tabla ${EXAM_TABLE} aún no existe; se omiten.`);
+    const existing = await columnNames(db, engine, 'patients');
+    const patientColumns: PatientColumn[] = [...BASE_PATIENT_COLUMNS, ...DERIVED_PATIENT_COLUMNS.filter((c) => existing.has(c))];
 
     const writer = await openWriter(url);
+    // PostgreSQL: the patients with their triggers, everything else final and without (see SKIPPED_INSERT_TRIGGERS),
+    // unless a trigger the generator does not know would be skipped, or the role may not skip triggers.
+    let fast = writer.canSkipTriggers;
+    if (engine === 'postgres') {
+      const unknown = await unknownInsertTriggers(db);
+      if (unknown.length > 0) {
+        fast = false;
+        console.log(
+          `Triggers que el generador no conoce (${unknown.join(', ')}): todos los triggers se ejecutan fila a fila ` +
+            '(carga lenta). Añádalos a SKIPPED_INSERT_TRIGGERS en bench/generate.ts, con lo que hacen, para la carga rápida.',
+        );
+      } else if (!fast) {
+        console.log('El rol no puede fijar session_replication_role: todos los triggers se ejecutan fila a fila (carga lenta).');
+      }
+    }
     const r = rng(seed);
     const counts = { patients: 0, ingresos: 0, ingreso_historial: 0, audit_log: 0, exams: 0 };
     const CHUNK = 2000;
@@ -315,14 +466,21 @@ async function main(): Promise<void> {
     for (let done = 0; done < total; done += CHUNK) {
       const out: Batch = { patients: [], ingreso_historial: [], audit_log: [], levels: [] };
       const n = Math.min(CHUNK, total - done);
-      for (let i = 0; i < n; i++) generatePatient(r, out, ids, { today, userId, documentos, exams });
+      for (let i = 0; i < n; i++) generatePatient(r, out, ids, { today, userId, documentos, exams, patientColumns });
       await writer.begin();
       try {
-        await writer.insert('patients', PATIENT_COLUMNS, out.patients);
-        for (const level of out.levels) {
-          await writer.insert('ingresos', INGRESO_COLUMNS, level.ingresos);
-          await writer.insert(EXAM_TABLE, EXAM_COLUMNS, level.exams);
-          for (const [estado, idsToClose] of level.close) await writer.setWhereIdIn('ingresos', 'estado', estado, idsToClose);
+        await writer.insert('patients', patientColumns, out.patients);
+        if (fast) {
+          await writer.triggers(false);
+          await writer.insert('ingresos', INGRESO_COLUMNS, out.levels.flatMap((level) => level.ingresos));
+          await writer.insert(EXAM_TABLE, EXAM_COLUMNS, out.levels.flatMap((level) => level.exams));
+        } else {
+          for (const level of out.levels) {
+            // Inserted ACTIVO (with their final dates and motivo), closed after their exam records are in.
+            await writer.insert('ingresos', INGRESO_COLUMNS, level.ingresos.map((row) => row.map((v, c) => (c === INGRESO_ESTADO ? 'ACTIVO' : v))));
+            await writer.insert(EXAM_TABLE, EXAM_COLUMNS, level.exams);
+            for (const [estado, idsToClose] of level.close) await writer.setWhereIdIn('ingresos', 'estado', estado, idsToClose);
+          }
         }
         await writer.insert('ingreso_historial', HISTORIAL_COLUMNS, out.ingreso_historial);
         await writer.insert('audit_log', AUDIT_COLUMNS, out.audit_log);
@@ -355,6 +513,8 @@ async function main(): Promise<void> {
       console.log(`  vacuum analyze… (${seconds(performance.now() - started)})`);
       await sql`vacuum analyze`.execute(db);
     }
+    console.log(`  comprobando columnas derivadas${fast ? ' y claves foráneas' : ''}… (${seconds(performance.now() - started)})`);
+    await verifyDerived(db, engine, fast);
     console.log(
       `Listo en ${seconds(performance.now() - started)}: ${formatInt(counts.patients)} pacientes, ${formatInt(counts.ingresos)} ingresos, ` +
         `${formatInt(counts.ingreso_historial)} cambios de estado, ${formatInt(counts.exams)} exámenes, ${formatInt(counts.audit_log)} entradas de auditoría.`,

@@ -1,6 +1,9 @@
 // Bulk writes for the generator, below Kysely: rows as arrays in a fixed column order. On SQLite one prepared
 // statement a table, run row by row inside an explicit transaction (better-sqlite3 is synchronous, so this is
-// the fastest path); on PostgreSQL multi-row INSERTs of up to 500 rows, under its 65,535 parameter limit.
+// the fastest path). On PostgreSQL one statement a call, whatever the number of rows:
+// `insert … select * from unnest($1::integer[], $2::text[], …)`, one array per column (the column types are read
+// from the catalog), so a batch costs one round trip and one short statement to parse and plan instead of
+// hundreds of 500-row VALUES lists with tens of thousands of parameters.
 
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
@@ -15,6 +18,17 @@ export interface Writer {
   insert(table: string, columns: readonly string[], rows: readonly Value[][]): Promise<void>;
   /** `update <table> set <column> = <value> where id in (…)` */
   setWhereIdIn(table: string, column: string, value: Value, ids: readonly number[]): Promise<void>;
+  /**
+   * Whether `triggers(false)` is available: PostgreSQL, as a role allowed to set `session_replication_role`
+   * (a superuser). Never on SQLite.
+   */
+  readonly canSkipTriggers: boolean;
+  /**
+   * Inside a transaction: `false` makes the following statements skip triggers, foreign-key checks included
+   * (`set local session_replication_role = replica`); `true` restores them. The setting ends with the transaction
+   * in any case (commit or rollback), so the connection never stays in that mode.
+   */
+  triggers(on: boolean): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -52,6 +66,10 @@ function sqliteWriter(file: string): Writer {
       const st = prepared(`update ${table} set ${column} = ? where id = ?`);
       for (const id of ids) st.run(value, id);
     },
+    canSkipTriggers: false,
+    triggers: async (on) => {
+      if (!on) throw new Error('SQLite: triggers cannot be skipped');
+    },
     close: async () => {
       db.pragma('wal_checkpoint(TRUNCATE)');
       db.close();
@@ -62,33 +80,52 @@ function sqliteWriter(file: string): Writer {
 async function postgresWriter(url: string): Promise<Writer> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const texts = new Map<string, string>();
-  const insertText = (table: string, columns: readonly string[], n: number) => {
-    const key = `${table}:${n}`;
-    let text = texts.get(key);
-    if (!text) {
-      const tuples: string[] = [];
-      for (let r = 0; r < n; r++) tuples.push(`(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
-      text = `insert into ${table} (${columns.join(', ')}) values ${tuples.join(', ')}`;
-      texts.set(key, text);
+  // Bulk load of synthetic data: a crash loses at most the last batches, which a rerun with --force replaces;
+  // commits need not wait for the WAL flush. This session only.
+  await client.query('set synchronous_commit = off');
+  let canSkipTriggers = true;
+  try {
+    await client.query('begin');
+    await client.query('set local session_replication_role = replica');
+  } catch {
+    canSkipTriggers = false;
+  } finally {
+    await client.query('rollback');
+  }
+  const types = new Map<string, Map<string, string>>();
+  const columnTypes = async (table: string) => {
+    let t = types.get(table);
+    if (!t) {
+      const r = await client.query<{ name: string; type: string }>(
+        `select attname as name, format_type(atttypid, atttypmod) as type from pg_attribute
+          where attrelid = $1::regclass and attnum > 0 and not attisdropped`,
+        [table],
+      );
+      types.set(table, (t = new Map(r.rows.map((row) => [row.name, row.type]))));
     }
-    return text;
+    return t;
   };
   return {
     begin: async () => void (await client.query('begin')),
     commit: async () => void (await client.query('commit')),
     rollback: async () => void (await client.query('rollback').catch(() => undefined)),
     insert: async (table, columns, rows) => {
-      const size = Math.max(1, Math.min(500, Math.floor(60000 / columns.length)));
-      for (let i = 0; i < rows.length; i += size) {
-        const batch = rows.slice(i, i + size);
-        await client.query(insertText(table, columns, batch.length), batch.flat());
-      }
+      if (rows.length === 0) return;
+      const t = await columnTypes(table);
+      const casts = columns.map((c, i) => {
+        const type = t.get(c);
+        if (!type) throw new Error(`${table}.${c} does not exist`);
+        return `$${i + 1}::${type}[]`;
+      });
+      const arrays = columns.map((_, c) => rows.map((row) => row[c]));
+      await client.query(`insert into ${table} (${columns.join(', ')}) select * from unnest(${casts.join(', ')})`, arrays);
     },
     setWhereIdIn: async (table, column, value, ids) => {
       if (ids.length === 0) return;
       await client.query(`update ${table} set ${column} = $1 where id = any($2::int[])`, [value, ids]);
     },
+    canSkipTriggers,
+    triggers: async (on) => void (await client.query(`set local session_replication_role = ${on ? 'origin' : 'replica'}`)),
     close: async () => void (await client.end()),
   };
 }
