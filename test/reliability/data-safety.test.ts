@@ -156,7 +156,8 @@ describe('logs', () => {
       await client.post('/users/logout/');
 
       const lines = log.split('\n').filter(Boolean);
-      assert.ok(lines.length > 20, `the journey was logged (${lines.length} lines)`);
+      // One line a request (when it is answered): about 19 for this journey.
+      assert.ok(lines.length >= 15, `the journey was logged (${lines.length} lines)`);
       assert.ok(log.includes(`"path":"/patients/${id}/"`), 'requests are logged with their path');
       const cookieValues = [...client.cookies.values()].filter((v) => v.length > 8);
       const forbidden = [
