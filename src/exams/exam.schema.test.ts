@@ -108,6 +108,18 @@ describe('parseExamForm OTRO', () => {
   });
 });
 
+describe('text limits count characters, as the database does', () => {
+  test('2000 characters outside the BMP (4000 UTF-16 units) are accepted; 2001 are refused', () => {
+    const emoji = '\u{1F600}';
+    const ok = parseExamForm('OTRO', { fecha: TODAY, nombre_examen: emoji.repeat(200), resultado: emoji.repeat(2000), observaciones: emoji.repeat(2000) }, TODAY);
+    assert.ok(ok.ok, JSON.stringify(ok.ok ? null : ok.errors));
+    const bad = parseExamForm('OTRO', { fecha: TODAY, nombre_examen: emoji.repeat(201), resultado: emoji.repeat(2001), observaciones: '' }, TODAY);
+    assert.ok(!bad.ok);
+    assert.deepEqual(Object.keys(bad.errors).sort(), ['nombre_examen', 'resultado']);
+    assert.equal(voidSchema.safeParse({ motivo_anulacion: emoji.repeat(2000) }).success, true);
+  });
+});
+
 describe('voidSchema', () => {
   test('motivo_anulacion required (blank refused), trimmed, up to 2000 characters', () => {
     assert.equal(voidSchema.safeParse({ motivo_anulacion: '   ' }).success, false);

@@ -65,18 +65,21 @@ const optionalInteger = ([min, max]: readonly [number, number]) =>
     return n >= min && n <= max ? n : fail(ctx, MSG.integer(min, max));
   });
 
+/** Characters as the database's length() counts them (code points, not UTF-16 units): an emoji is one. */
+const charCount = (s: string): number => [...s].length;
+
 const optionalText = (max: number) =>
   z.string().transform((raw, ctx): string | null => {
     const s = raw.trim();
     if (s === '') return null;
-    return s.length <= max ? s : fail(ctx, MSG.tooLong(max));
+    return charCount(s) <= max ? s : fail(ctx, MSG.tooLong(max));
   });
 
 const requiredText = (max: number) =>
   z.string().transform((raw, ctx): string => {
     const s = raw.trim();
     if (s === '') return fail(ctx, MSG.required);
-    return s.length <= max ? s : fail(ctx, MSG.tooLong(max));
+    return charCount(s) <= max ? s : fail(ctx, MSG.tooLong(max));
   });
 
 export function monitoreoSchema(today: string) {
