@@ -18,7 +18,7 @@ import {
   updatePasswordHash,
   UsernameTakenError,
 } from './user.repository.js';
-import { isLocked, safeNext, USERNAME_MAX, PASSWORD_MAX, validatePassword, validateUsername } from './user.rules.js';
+import { charCount, isLocked, safeNext, USERNAME_MAX, PASSWORD_MAX, validatePassword, validateUsername } from './user.rules.js';
 import { LoginPage, LogoutPage, SetupPage } from './views/login.page.js';
 import { PasswordPage } from './views/password.page.js';
 
@@ -52,9 +52,9 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
       const username = values.username!.trim();
       const password = values.password!;
       const again = (status: number, errs: FieldErrors) =>
-        sendPage(reply, <LoginPage ctx={pageContext(request, reply)} values={{ username: username.slice(0, USERNAME_MAX) }} errors={errs} next={next} />, status);
+        sendPage(reply, <LoginPage ctx={pageContext(request, reply)} values={{ username: [...username].slice(0, USERNAME_MAX).join('') }} errors={errs} next={next} />, status);
 
-      if (errors.username || errors.password || !username || !password || username.length > USERNAME_MAX || password.length > PASSWORD_MAX) {
+      if (errors.username || errors.password || !username || !password || charCount(username) > USERNAME_MAX || charCount(password) > PASSWORD_MAX) {
         return again(200, { _form: BAD_CREDENTIALS });
       }
       const now = clock.now();
@@ -72,7 +72,7 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
             action: 'login_failed',
             entityType: 'user',
             entityId: user?.id ?? null,
-            changes: user ? null : { username: username.slice(0, USERNAME_MAX) },
+            changes: user ? null : { username: [...username].slice(0, USERNAME_MAX).join('') },
             requestId: String(request.id),
           });
         });

@@ -5,19 +5,23 @@ export const USERNAME_MAX = 150;
 /** The key a user name is unique by: trimmed and lower-cased. */
 export const usernameKey = (username: string): string => username.trim().toLowerCase();
 
+/** Characters as a person counts them (code points, not UTF-16 units): '😀' is one character, not two. */
+export const charCount = (s: string): number => [...s].length;
+
 /** Spanish error for an unacceptable user name, or null. */
 export function validateUsername(username: string): string | null {
   const u = username.trim();
   if (u.length === 0) return 'Escriba un nombre de usuario.';
-  if (u.length > USERNAME_MAX) return `El nombre de usuario admite hasta ${USERNAME_MAX} caracteres.`;
+  if (charCount(u) > USERNAME_MAX) return `El nombre de usuario admite hasta ${USERNAME_MAX} caracteres.`;
   if (!/^[\p{L}\p{N}@.+_-]+$/u.test(u)) return 'Use solo letras, números y los signos @ . + - _ (sin espacios).';
   return null;
 }
 
 /** Spanish error for a weak or unacceptable password, or null (decisions §1). */
 export function validatePassword(password: string, username: string): string | null {
-  if (password.length < PASSWORD_MIN) return `La contraseña debe tener al menos ${PASSWORD_MIN} caracteres.`;
-  if (password.length > PASSWORD_MAX) return `La contraseña admite hasta ${PASSWORD_MAX} caracteres.`;
+  const length = charCount(password);
+  if (length < PASSWORD_MIN) return `La contraseña debe tener al menos ${PASSWORD_MIN} caracteres.`;
+  if (length > PASSWORD_MAX) return `La contraseña admite hasta ${PASSWORD_MAX} caracteres.`;
   if (usernameKey(password) === usernameKey(username)) return 'La contraseña no puede ser igual al nombre de usuario.';
   return null;
 }
