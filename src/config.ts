@@ -25,7 +25,14 @@ const isValidTimeZone = (tz: string): boolean => {
 
 const envSchema = z.object({
   // Port and interface the HTTP server listens on.
-  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  // Digits only: coercion would read an empty PORT= as 0 (a random port) instead of stopping the start.
+  PORT: z
+    .string()
+    .trim()
+    .regex(/^\d{1,5}$/, 'debe ser un número de puerto (0 a 65535)')
+    .transform(Number)
+    .pipe(z.number().int().max(65535, 'debe ser un número de puerto (0 a 65535)'))
+    .default(8000),
   HOST: z.string().min(1).default('127.0.0.1'),
   // sqlite:PATH or postgres://… ; without it, a SQLite file under data/.
   DATABASE_URL: z

@@ -404,6 +404,8 @@ describe('configuration', () => {
   test('a bad value stops the start with a message naming the variable', () => {
     for (const [name, value] of [
       ['PORT', 'ochenta'],
+      ['PORT', ''],
+      ['PORT', '70000'],
       ['TIME_ZONE', 'Marte/Olympus'],
       ['DATABASE_URL', 'mysql://x'],
       ['SESSION_IDLE_MINUTES', '0'],
