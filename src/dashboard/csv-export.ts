@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../audit/audit.repository.js';
-import { contentDisposition, csvLines, csvRow, csvStream, type CsvValue } from '../shared/csv.js';
+import { contentDisposition, csvLines, csvStream, type CsvValue } from '../shared/csv.js';
 
 export interface CsvExport {
   /** what is exported, as written in the audit trail ('capita', 'patients', …) */
@@ -9,9 +9,8 @@ export interface CsvExport {
   /** the filters applied, for the audit trail */
   filters: Record<string, unknown>;
   header: readonly string[];
+  /** one line per record and nothing else (no total line: a spreadsheet's sum of a column must stay right) */
   rows: AsyncIterable<readonly CsvValue[]>;
-  /** a last line written after the rows (a total), computed once they are all out */
-  footer?: () => readonly CsvValue[];
 }
 
 /** Export pages hold patient data: let only as many rows as a database page be in flight at once. */
@@ -19,7 +18,7 @@ export const EXPORT_PAGE_SIZE = 1000;
 
 /**
  * Streams a CSV download and writes the 'export' audit entry (which export, its filters and the number of
- * rows) once every row is out, before the footer, so the entry exists by the time the download completes.
+ * rows) once every row is out, before the download completes.
  */
 export function sendCsvExport(request: FastifyRequest, reply: FastifyReply, exp: CsvExport): FastifyReply {
   const { db, clock } = request.server.deps;
@@ -41,7 +40,6 @@ export function sendCsvExport(request: FastifyRequest, reply: FastifyReply, exp:
       changes: { exportacion: exp.name, filtros: exp.filters, filas },
       requestId: String(request.id),
     });
-    if (exp.footer) yield csvRow(exp.footer());
   }
   return reply
     .code(200)

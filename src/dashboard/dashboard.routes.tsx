@@ -89,10 +89,8 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
       entidad,
     };
     const reference = capitaReferenceDate(month, day);
-    let total = 0;
     async function* rows() {
       for await (const r of capitaRows(deps.db, q, EXPORT_PAGE_SIZE)) {
-        total += r.valor_capita;
         yield [r.documento, r.tipo_documento, r.nombre, r.apellido, r.entidad_salud, r.programa, mesCapita(r.fecha_inicio, reference), csvDecimal(r.valor_capita)];
       }
     }
@@ -102,7 +100,6 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
       filters: { mes: month.mes, entidad },
       header: CAPITA_HEADER,
       rows: rows(),
-      footer: () => ['TOTAL', '', '', '', '', '', '', csvDecimal(total)],
     });
   });
 }

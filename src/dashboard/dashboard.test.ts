@@ -177,7 +177,7 @@ const csvDocumentos = (body: string): string[] =>
     .replace(/^\uFEFF/, '')
     .split('\r\n')
     .slice(1)
-    .filter((l) => l !== '' && !l.startsWith('TOTAL'))
+    .filter((l) => l !== '')
     .map((l) => l.split(';')[0]!);
 
 describe('dashboard and capitation report', () => {
@@ -254,8 +254,7 @@ describe('dashboard and capitation report', () => {
       'D1;CC;Ana;Álvarez;ENTITY_A;PROGRAMA AOS;1;259783,00\r\n' +
       'D5;CC;\'=1+2;"Eslava; ""la jefa""";ENTITY_A;PROGRAMA AOS;18;200000,00\r\n' +
       "'+5730012;TI;Bruno;Benítez;ENTITY_B;PROGRAMA INSOMNIO;6;100000,50\r\n" +
-      'D7;CC;Gina;Gómez;ENTITY_B;PROGRAMA AOS;8;259783,00\r\n' +
-      'TOTAL;;;;;;;819566,50\r\n';
+      'D7;CC;Gina;Gómez;ENTITY_B;PROGRAMA AOS;8;259783,00\r\n';
     assert.equal(res.body, expected);
     assert.deepEqual([...Buffer.from(res.body, 'utf8').subarray(0, 3)], [0xef, 0xbb, 0xbf]);
   });
@@ -265,7 +264,7 @@ describe('dashboard and capitation report', () => {
     assert.equal(res.status, 200);
     assert.equal(res.headers['content-disposition'], 'attachment; filename="capita-2026-11-ENTITY_B.csv"');
     assert.deepEqual(csvDocumentos(res.body), ["'+5730012", 'D7']);
-    assert.match(res.body, /TOTAL;;;;;;;359783,50\r\n$/);
+    assert.match(res.body, /;259783,00\r\n$/, 'the last line is a patient: no total line');
     const entry = await ctx.db.selectFrom('audit_log').selectAll().where('action', '=', 'export').orderBy('id', 'desc').executeTakeFirstOrThrow();
     assert.deepEqual(JSON.parse(entry.changes!), { exportacion: 'capita', filtros: { mes: '2026-11', entidad: 'ENTITY_B' }, filas: 2 });
     assert.ok(entry.user_id);
@@ -280,13 +279,12 @@ describe('dashboard and capitation report', () => {
         'D3;CC;Carla;Castro;ENTITY_A;PROGRAMA AOS;6;259783,00\r\n' +
         'D5;CC;\'=1+2;"Eslava; ""la jefa""";ENTITY_A;PROGRAMA AOS;18;200000,00\r\n' +
         "'+5730012;TI;Bruno;Benítez;ENTITY_B;PROGRAMA INSOMNIO;5;100000,50\r\n" +
-        'D4;CC;Diego;Díaz;ENTITY_B;PROGRAMA AOS;10;259783,00\r\n' +
-        'TOTAL;;;;;;;819566,50\r\n',
+        'D4;CC;Diego;Díaz;ENTITY_B;PROGRAMA AOS;10;259783,00\r\n',
     );
     const sep = await client.get('/dashboard/capita.csv?mes=2026-09');
     assert.deepEqual(csvDocumentos(sep.body).sort(), ["'+5730012", 'D3', 'D4', 'D5', 'D6', 'D7', 'D8'].sort());
     const old = await client.get('/dashboard/capita.csv?mes=2020-01');
-    assert.equal(old.body, '\uFEFFdocumento;tipo_documento;nombre;apellido;entidad_salud;programa;mes_capita;valor_capita\r\nTOTAL;;;;;;;0,00\r\n');
+    assert.equal(old.body, '\uFEFFdocumento;tipo_documento;nombre;apellido;entidad_salud;programa;mes_capita;valor_capita\r\n');
   });
 
   test('invalid, missing and future months get a clear message, never a 500', async () => {

@@ -70,8 +70,9 @@ export class FormEncodingError extends Error {
   }
 }
 
-// A browser percent-encodes every byte outside ASCII, so a raw one means a broken or forged body.
-const NOT_ASCII = /[^\u0000-\u007F]/;
+// Browsers percent-encode everything outside ASCII; other clients (curl -d) may send raw UTF-8, which is
+// fine. Bytes that are not UTF-8 reach us as U+FFFD (the body is decoded before parsing): those are refused.
+const UNDECODABLE = /\uFFFD/;
 
 function decodeComponent(raw: string): string {
   try {
@@ -87,7 +88,7 @@ function decodeComponent(raw: string): string {
  * instead of being stored as replacement characters. A repeated name gives an array (readForm refuses it).
  */
 export function parseFormBody(text: string): Record<string, string | string[]> {
-  if (NOT_ASCII.test(text)) throw new FormEncodingError();
+  if (UNDECODABLE.test(text)) throw new FormEncodingError();
   const result: Record<string, string | string[]> = Object.create(null);
   for (const pair of text.split('&')) {
     if (pair === '') continue;
