@@ -379,6 +379,26 @@ describe('GET and POST /patients/<id>/', () => {
     assert.equal(changes.apellido, undefined);
   });
 
+  test('update: fecha_inicio_programa before the end of the previous cycle is refused on the field; the day it ended is fine', async () => {
+    const p = await createPatient(ctx.db, { nombre: 'Olga' }, { fechaInicio: '2025-01-10' });
+    const first = (await ingresosOf(p.id))[0]!;
+    const ended = await client.post(`/patients/ingreso/estado/${first.id}/TERMINADO/`, { fecha_terminacion: '2026-06-30', motivo_estado: 'Alta' });
+    assert.equal(messagesIn((await client.follow(ended)).body)[0]?.level, 'success');
+    const opened = await client.post(`/patients/ingreso/nuevo/${p.id}/`, { fecha_inicio: '2026-07-15' });
+    assert.equal(messagesIn((await client.follow(opened)).body)[0]?.level, 'success');
+
+    const res = await client.post(`/patients/${p.id}/`, validForm({ nombre: 'Olga Lucía', documento: p.documento, fecha_inicio_programa: '2026-06-01' }));
+    assert.equal(res.status, 200);
+    assert.ok(isInvalid(res.body, 'fecha_inicio_programa'));
+    assert.match(errorOf(res.body, 'fecha_inicio_programa'), /anterior al fin del ciclo anterior \(30\/06\/2026\)/);
+    assert.equal((await patientByDocumento(p.documento))!.nombre, 'Olga', 'nothing of the form was saved');
+    assert.deepEqual((await ingresosOf(p.id)).map((i) => i.fecha_inicio), ['2025-01-10', '2026-07-15']);
+
+    const ok = await client.post(`/patients/${p.id}/`, validForm({ nombre: 'Olga Lucía', documento: p.documento, fecha_inicio_programa: '2026-06-30' }));
+    assert.equal(ok.status, 302, errorSummary(ok.body));
+    assert.deepEqual((await ingresosOf(p.id)).map((i) => i.fecha_inicio), ['2025-01-10', '2026-06-30']);
+  });
+
   test('update with a blank fecha_inicio_programa leaves the Ingreso date unchanged', async () => {
     const p = await createPatient(ctx.db, {}, { fechaInicio: '2026-10-01' });
     const res = await client.post(`/patients/${p.id}/`, validForm({ documento: p.documento, fecha_inicio_programa: '' }));

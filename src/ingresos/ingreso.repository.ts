@@ -140,13 +140,18 @@ export async function findCycleState(
     .where('paciente_id', '=', pacienteId)
     .where('estado', 'in', OPEN_ESTADOS)
     .execute();
+  return { nombre: patient.nombre, openEstados: open.map((r) => r.estado), latestFechaFin: await findLatestFechaFin(db, pacienteId) };
+}
+
+/** The end of the patient's latest finished cycle, or null when none has finished. */
+export async function findLatestFechaFin(db: Executor, pacienteId: number): Promise<string | null> {
   const last = await db
     .selectFrom('ingresos')
     .select((eb) => eb.fn.max('fecha_fin').as('latest'))
     .where('paciente_id', '=', pacienteId)
     .where('estado', '=', 'TERMINADO')
     .executeTakeFirst();
-  return { nombre: patient.nombre, openEstados: open.map((r) => r.estado), latestFechaFin: last?.latest ?? null };
+  return last?.latest ?? null;
 }
 
 /** Every Ingreso of the given patients, newest first per patient: one query for a whole page. */

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { addDays, toIsoDate } from '../shared/dates.js';
 import {
+  startsBeforeLastEnd,
   ERR,
   ESTADOS,
   type Estado,
@@ -257,6 +258,15 @@ describe('statusChangeMessage', () => {
   test('the finished message says the cycle cannot change', () => {
     assert.match(MSG.finished, /finalizó/);
     assert.match(MSG.finished, /no puede cambiar/);
+  });
+});
+
+describe('startsBeforeLastEnd', () => {
+  test('a cycle may start on the day the previous one ended or later, never before', () => {
+    assert.equal(startsBeforeLastEnd('2026-06-29', '2026-06-30'), true);
+    assert.equal(startsBeforeLastEnd('2026-06-30', '2026-06-30'), false);
+    assert.equal(startsBeforeLastEnd('2026-07-01', '2026-06-30'), false);
+    assert.equal(startsBeforeLastEnd('1990-01-01', null), false, 'no finished cycle: any start');
   });
 });
 

@@ -196,10 +196,18 @@ export function decideNewCycle(input: NewCycleInput): NewCycleDecision {
   if (input.openEstados.some((e) => OPEN_ESTADOS.includes(e))) return { kind: 'pending_process' };
   const fecha = parseIsoDate(input.fecha_inicio ?? '');
   if (fecha === null) return { kind: 'invalid_date' };
-  if (input.latestFechaFin !== null && fecha < input.latestFechaFin) {
-    return { kind: 'before_last_end', latestFechaFin: input.latestFechaFin };
+  if (startsBeforeLastEnd(fecha, input.latestFechaFin)) {
+    return { kind: 'before_last_end', latestFechaFin: input.latestFechaFin! };
   }
   return { kind: 'ok', fecha_inicio: fecha };
+}
+
+/**
+ * Cycles of one patient never overlap: a cycle may start on the day the previous one ended, not before. Holds
+ * for a new cycle and for a moved start of the ACTIVO one (the patient form's fecha_inicio_programa).
+ */
+export function startsBeforeLastEnd(fechaInicio: string, latestFechaFin: string | null): boolean {
+  return latestFechaFin !== null && fechaInicio < latestFechaFin;
 }
 
 /** Flag for the team (decisions §6: an Ingreso is never ended automatically; month 18 or beyond is flagged). */
@@ -226,6 +234,8 @@ export const MSG = {
   newCycleInvalidDate: 'No se pudo iniciar el ciclo: indique una fecha de inicio válida (AAAA-MM-DD).',
   newCycleBeforeLastEnd: (latestFechaFin: string): string =>
     `No se pudo iniciar el ciclo: la fecha de inicio no puede ser anterior al fin del último ciclo (${formatDateEs(latestFechaFin)}).`,
+  fechaInicioBeforeLastEnd: (latestFechaFin: string): string =>
+    `No puede ser anterior al fin del ciclo anterior (${formatDateEs(latestFechaFin)}): los ciclos no se superponen.`,
   newCycleCreated: (nombre: string): string => `Se inició un nuevo ciclo para ${nombre}.`,
 } as const;
 

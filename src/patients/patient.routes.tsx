@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { withPendingViews } from '../audit/audit.queue.js';
 import { listPatientHistory, recordAudit } from '../audit/audit.repository.js';
 import { diffFields } from '../audit/audit.rules.js';
-import { findActiveIngreso, openIngreso } from '../ingresos/ingreso.repository.js';
-import { mesCapita } from '../ingresos/ingreso.rules.js';
+import { findActiveIngreso, findLatestFechaFin, openIngreso } from '../ingresos/ingreso.repository.js';
+import { mesCapita, MSG as INGRESO_MSG, startsBeforeLastEnd } from '../ingresos/ingreso.rules.js';
 import { formatDateEs } from '../shared/dates.js';
 import { today } from '../web/deps.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
@@ -177,6 +177,8 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
         await updatePatient(trx, id, { ...input, ...patientDerivedColumns(input), updated_at: now });
         const changes: Record<string, unknown> = diffFields(pick(current), pick(input));
         if (form.fechaInicioPrograma !== null) {
+          const latestFechaFin = await findLatestFechaFin(trx, id);
+          if (startsBeforeLastEnd(form.fechaInicioPrograma, latestFechaFin)) throw new OverlappingCycleError(latestFechaFin!);
           const moved = await setActiveIngresoFechaInicio(trx, id, form.fechaInicioPrograma, now);
           if (moved && moved.before !== form.fechaInicioPrograma) {
             changes.fecha_inicio_programa = [moved.before, form.fechaInicioPrograma];
@@ -208,6 +210,12 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
         return renderDetail(request, reply, id, { values: form.values, errors: { documento: FORM_MSG.documentoTaken } });
       }
       if (err instanceof PatientGoneError) return reply.callNotFound();
+      if (err instanceof OverlappingCycleError) {
+        return renderDetail(request, reply, id, {
+          values: form.values,
+          errors: { fecha_inicio_programa: INGRESO_MSG.fechaInicioBeforeLastEnd(err.latestFechaFin) },
+        });
+      }
       throw err;
     }
     return redirectWith(reply, `/patients/${id}/`, 'success', `Datos de ${input.nombre} ${input.apellido} guardados.`);
@@ -216,4 +224,12 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
 
 class PatientGoneError extends Error {
   override name = 'PatientGoneError';
+}
+
+/** The moved start of the ACTIVO cycle would fall before the end of the previous one (checked in the transaction). */
+class OverlappingCycleError extends Error {
+  override name = 'OverlappingCycleError';
+  constructor(readonly latestFechaFin: string) {
+    super('fecha_inicio_programa before the end of the previous cycle');
+  }
 }
