@@ -185,6 +185,10 @@ describe('decideStatusChange', () => {
       { kind: 'invalid', to: 'TERMINADO', errors: [ERR.fechaTerminacionFuture] }],
     ['TERMINADO after today and no motivo', { ...base, current: 'ACTIVO', target: 'TERMINADO', fecha_terminacion: '2027-01-01' },
       { kind: 'invalid', to: 'TERMINADO', errors: [ERR.fechaTerminacionFuture, ERR.motivoMissing] }],
+    ['TERMINADO of a cycle not started yet, on its start date', { ...base, fechaInicio: '2026-12-01', current: 'ACTIVO', target: 'TERMINADO', fecha_terminacion: '2026-12-01', motivo_estado: 'Cancelado' },
+      { kind: 'apply', from: 'ACTIVO', to: 'TERMINADO', fecha_fin: '2026-12-01', motivo: 'Cancelado' }],
+    ['TERMINADO of a cycle not started yet, on another date', { ...base, fechaInicio: '2026-12-01', current: 'ACTIVO', target: 'TERMINADO', fecha_terminacion: '2026-12-02', motivo_estado: 'Cancelado' },
+      { kind: 'invalid', to: 'TERMINADO', errors: [ERR.fechaTerminacionNotStarted('2026-12-01')] }],
     ['TERMINADO motivo too long', { ...base, current: 'ACTIVO', target: 'TERMINADO', fecha_terminacion: '2026-11-20', motivo_estado: 'x'.repeat(2001) },
       { kind: 'invalid', to: 'TERMINADO', errors: [ERR.motivoTooLong] }],
     // Suspension and reactivation.

@@ -116,6 +116,8 @@ export const ERR = {
   fechaTerminacionBeforeStart: (fechaInicio: string): string =>
     `La fecha de terminación no puede ser anterior a la fecha de inicio del ciclo (${formatDateEs(fechaInicio)}).`,
   fechaTerminacionFuture: 'La fecha de terminación no puede ser posterior a hoy.',
+  fechaTerminacionNotStarted: (fechaInicio: string): string =>
+    `El ciclo aún no ha empezado: solo puede terminarse con su fecha de inicio (${formatDateEs(fechaInicio)}).`,
   motivoMissing: 'Falta el motivo de la terminación.',
   motivoTooLong: `El motivo no puede superar ${MOTIVO_MAX_LENGTH} caracteres.`,
 } as const;
@@ -148,7 +150,10 @@ export function decideStatusChange(input: StatusChangeInput): StatusChangeDecisi
       fechaFin = parseIsoDate(rawFecha);
       if (fechaFin === null) errors.push(ERR.fechaTerminacionInvalid);
       else if (fechaFin < input.fechaInicio) errors.push(ERR.fechaTerminacionBeforeStart(input.fechaInicio));
-      else if (fechaFin > input.today) errors.push(ERR.fechaTerminacionFuture);
+      // A cycle opened with a future start that must be cancelled ends on its own start date.
+      else if (fechaFin > input.today && fechaFin !== input.fechaInicio) {
+        errors.push(input.fechaInicio > input.today ? ERR.fechaTerminacionNotStarted(input.fechaInicio) : ERR.fechaTerminacionFuture);
+      }
     }
     const motivo = trimmedOrNull(input.motivo_estado);
     if (motivo === null) errors.push(ERR.motivoMissing);
