@@ -13,6 +13,7 @@
 // with any other, the load takes the slow path. Either way, verifyDerived checks afterwards, in SQL, that the
 // derived columns and counters equal what the triggers compute and that every foreign key holds.
 
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { openDatabase, type Engine } from '../src/db/connection.js';
@@ -34,7 +35,7 @@ import {
   tableNames,
 } from './common.js';
 import { EXAM_COLUMNS, EXAM_TABLE, examRecord } from './exams.js';
-import { openWriter, type Value } from './writer.js';
+import { openWriter, type Value, type Writer } from './writer.js';
 import {
   celular,
   documento,
@@ -243,6 +244,32 @@ function generatePatient(
     }
   });
   out.patients.push(ctx.patientColumns.map((c) => patient[c]));
+}
+
+/** One batch, one transaction. */
+async function writeBatch(writer: Writer, out: Batch, opts: { fast: boolean; patientColumns: readonly PatientColumn[] }): Promise<void> {
+  await writer.begin();
+  try {
+    await writer.insert('patients', opts.patientColumns, out.patients);
+    if (opts.fast) {
+      await writer.triggers(false);
+      await writer.insert('ingresos', INGRESO_COLUMNS, out.levels.flatMap((level) => level.ingresos));
+      await writer.insert(EXAM_TABLE, EXAM_COLUMNS, out.levels.flatMap((level) => level.exams));
+    } else {
+      for (const level of out.levels) {
+        // Inserted ACTIVO (with their final dates and motivo), closed after their exam records are in.
+        await writer.insert('ingresos', INGRESO_COLUMNS, level.ingresos.map((row) => row.map((v, c) => (c === INGRESO_ESTADO ? 'ACTIVO' : v))));
+        await writer.insert(EXAM_TABLE, EXAM_COLUMNS, level.exams);
+        for (const [estado, idsToClose] of level.close) await writer.setWhereIdIn('ingresos', 'estado', estado, idsToClose);
+      }
+    }
+    await writer.insert('ingreso_historial', HISTORIAL_COLUMNS, out.ingreso_historial);
+    await writer.insert('audit_log', AUDIT_COLUMNS, out.audit_log);
+    await writer.commit();
+  } catch (err) {
+    await writer.rollback();
+    throw err;
+  }
 }
 
 async function nextIds(db: Kysely<any>, tables: string[]): Promise<Ids> {
@@ -463,50 +490,44 @@ async function main(): Promise<void> {
     const counts = { patients: 0, ingresos: 0, ingreso_historial: 0, audit_log: 0, exams: 0 };
     const CHUNK = 2000;
     let lastReport = 0;
+    // The next batch is generated while the database writes this one (generation yields to the event loop every
+    // few hundred patients, so the writer's next statement goes out as soon as the previous one is done).
+    let inFlight: Promise<unknown> = Promise.resolve();
+    let writeError: unknown = null;
     for (let done = 0; done < total; done += CHUNK) {
       const out: Batch = { patients: [], ingreso_historial: [], audit_log: [], levels: [] };
       const n = Math.min(CHUNK, total - done);
-      for (let i = 0; i < n; i++) generatePatient(r, out, ids, { today, userId, documentos, exams, patientColumns });
-      await writer.begin();
-      try {
-        await writer.insert('patients', patientColumns, out.patients);
-        if (fast) {
-          await writer.triggers(false);
-          await writer.insert('ingresos', INGRESO_COLUMNS, out.levels.flatMap((level) => level.ingresos));
-          await writer.insert(EXAM_TABLE, EXAM_COLUMNS, out.levels.flatMap((level) => level.exams));
-        } else {
+      for (let i = 0; i < n; i++) {
+        generatePatient(r, out, ids, { today, userId, documentos, exams, patientColumns });
+        if (i % 250 === 249) await yieldToLoop();
+      }
+      await inFlight;
+      if (writeError) throw writeError;
+      inFlight = writeBatch(writer, out, { fast, patientColumns }).then(
+        () => {
+          counts.patients += out.patients.length;
+          counts.ingreso_historial += out.ingreso_historial.length;
+          counts.audit_log += out.audit_log.length;
           for (const level of out.levels) {
-            // Inserted ACTIVO (with their final dates and motivo), closed after their exam records are in.
-            await writer.insert('ingresos', INGRESO_COLUMNS, level.ingresos.map((row) => row.map((v, c) => (c === INGRESO_ESTADO ? 'ACTIVO' : v))));
-            await writer.insert(EXAM_TABLE, EXAM_COLUMNS, level.exams);
-            for (const [estado, idsToClose] of level.close) await writer.setWhereIdIn('ingresos', 'estado', estado, idsToClose);
+            counts.ingresos += level.ingresos.length;
+            counts.exams += level.exams.length;
           }
-        }
-        await writer.insert('ingreso_historial', HISTORIAL_COLUMNS, out.ingreso_historial);
-        await writer.insert('audit_log', AUDIT_COLUMNS, out.audit_log);
-        await writer.commit();
-      } catch (err) {
-        await writer.rollback();
-        throw err;
-      }
-      counts.patients += out.patients.length;
-      counts.ingreso_historial += out.ingreso_historial.length;
-      counts.audit_log += out.audit_log.length;
-      for (const level of out.levels) {
-        counts.ingresos += level.ingresos.length;
-        counts.exams += level.exams.length;
-      }
-      if (done + n - lastReport >= 10_000 || done + n === total) {
-        lastReport = done + n;
-        console.log(`  ${formatInt(done + n).padStart(11)} / ${formatInt(total)} pacientes  (${seconds(performance.now() - started)})`);
-      }
+          if (done + n - lastReport >= 10_000 || done + n === total) {
+            lastReport = done + n;
+            console.log(`  ${formatInt(done + n).padStart(11)} / ${formatInt(total)} pacientes  (${seconds(performance.now() - started)})`);
+          }
+        },
+        (err: unknown) => void (writeError = err),
+      );
     }
+    await inFlight;
+    if (writeError) throw writeError;
     await writer.close();
 
     if (engine === 'postgres') {
       // Ids were given explicitly: move each serial sequence past them. Then what autovacuum would do on a
-      // database that has lived for a while: reclaim the row versions left by the triggers that keep
-      // patients.activo_desde, set the visibility map (index-only scans depend on it) and gather statistics.
+      // database that has lived for a while: set the visibility map (index-only scans depend on it), gather
+      // statistics, and (slow path) reclaim the row versions left by the triggers that keep patients' columns.
       for (const t of idTables) {
         await sql`select setval(pg_get_serial_sequence(${t}, 'id'), coalesce((select max(id) from ${sql.table(t)}), 1))`.execute(db);
       }
