@@ -7,6 +7,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildServer } from '../src/build/build-server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -31,15 +32,16 @@ export interface RunningServer {
 }
 
 /**
- * `node --import tsx src/server.ts` (one process, so its RSS is the server's own; `tsx src/server.ts` would put a
- * watcher process in front) with APP_ENV=production. Its output goes to `logFile`.
+ * The bundle `npm start` runs (`node --enable-source-maps dist/server.js`, built first; one process, so its RSS
+ * is the server's own) with APP_ENV=production. Its output goes to `logFile`.
  */
 export async function startServer(databaseUrl: string, logFile: string): Promise<RunningServer> {
   const port = await freePort();
   const log = openSync(logFile, 'w');
   // BENCH_SERVER_NODE_ARGS: extra node flags for the server, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof' to profile.
   const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, [...extra, '--import', 'tsx', 'src/server.ts'], {
+  const bundle = await buildServer();
+  const child: ChildProcess = spawn(process.execPath, [...extra, '--enable-source-maps', bundle], {
     cwd: ROOT,
     env: {
       ...process.env,

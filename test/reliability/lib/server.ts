@@ -1,4 +1,4 @@
-// The real server as a child process (`node --import tsx src/server.ts`), on a port chosen here, for the harnesses
+// The real server as a child process (the bundle `npm start` runs), on a port chosen here, for the harnesses
 // that kill it, restart it or load it from outside.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { buildServer } from '../../../src/build/build-server.js';
 import { openDatabase, type DatabaseHandle } from '../../../src/db/connection.js';
 import { migrateToLatest } from '../../../src/db/migrate.js';
 import { hashPassword } from '../../../src/users/password.js';
@@ -37,7 +38,8 @@ export interface ServerProcess {
 /** Starts the server and waits until /healthz answers 200. */
 export async function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const bundle = await buildServer();
+  const child = spawn(process.execPath, ['--enable-source-maps', bundle], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', SIGNING_SECRET: SECRET, APP_ENV: 'test', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

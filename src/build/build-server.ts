@@ -1,0 +1,31 @@
+// Bundles the server into dist/server.js with esbuild. `npm start` runs the bundle with plain node: no
+// TypeScript loader in the serving process (≈50 MB less memory, nothing compiled while requests wait).
+// Packages stay external (resolved from node_modules as usual); type-checking is `npm run check`'s job.
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The bundle; it sits one level below the project root, as src/app.ts expects (public/ is found beside it). */
+export const SERVER_BUNDLE = path.join(ROOT, 'dist', 'server.js');
+
+export async function buildServer(): Promise<string> {
+  await build({
+    entryPoints: [path.join(ROOT, 'src', 'server.ts')],
+    outfile: SERVER_BUNDLE,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+  return SERVER_BUNDLE;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await buildServer();
+}
