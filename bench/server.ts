@@ -7,7 +7,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildServer } from '../src/build/build-server.js';
+import { buildServer, SERVER_NODE_FLAGS } from '../src/build/build-server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -32,7 +32,7 @@ export interface RunningServer {
 }
 
 /**
- * The bundle `npm start` runs (`node --enable-source-maps dist/server.js`, built first; one process, so its RSS
+ * The bundle `npm start` runs (`node … dist/server.js` with SERVER_NODE_FLAGS, built first; one process, so its RSS
  * is the server's own) with APP_ENV=production. Its output goes to `logFile`.
  */
 export async function startServer(databaseUrl: string, logFile: string): Promise<RunningServer> {
@@ -41,7 +41,7 @@ export async function startServer(databaseUrl: string, logFile: string): Promise
   // BENCH_SERVER_NODE_ARGS: extra node flags for the server, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof' to profile.
   const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const bundle = await buildServer();
-  const child: ChildProcess = spawn(process.execPath, [...extra, '--enable-source-maps', bundle], {
+  const child: ChildProcess = spawn(process.execPath, [...extra, ...SERVER_NODE_FLAGS, bundle], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -96,7 +96,26 @@ function dayFormatter(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-function zonedParts(timeZone: string, at: Date): { year: number; month: number; day: number; hour: number; minute: number } {
+type ZonedParts = { year: number; month: number; day: number; hour: number; minute: number };
+
+// formatToParts is the costly part of rendering dates (history tables, "today" on every request). Zone offsets are
+// whole minutes, so one result serves a whole UTC minute; a small map keeps the recent ones.
+const zonedCache = new Map<string, ZonedParts>();
+const ZONED_CACHE_LIMIT = 2048;
+
+function zonedParts(timeZone: string, at: Date): ZonedParts {
+  const ms = at.getTime();
+  const minute = Math.floor(ms / 60_000);
+  const key = `${timeZone} ${minute}`;
+  const hit = zonedCache.get(key);
+  if (hit) return hit;
+  const parts = computeZonedParts(timeZone, new Date(minute * 60_000));
+  if (zonedCache.size >= ZONED_CACHE_LIMIT) zonedCache.clear();
+  zonedCache.set(key, parts);
+  return parts;
+}
+
+function computeZonedParts(timeZone: string, at: Date): ZonedParts {
   const parts = dayFormatter(timeZone).formatToParts(at);
   const get = (type: Intl.DateTimeFormatPartTypes): number => {
     const part = parts.find((p) => p.type === type);
