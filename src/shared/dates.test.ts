@@ -199,4 +199,25 @@ describe('formatDateTimeEs', () => {
   test('an unparseable timestamp is returned unchanged', () => {
     assert.equal(formatDateTimeEs('garbage', 'UTC'), 'garbage');
   });
+  test('follows a daylight-saving change within the day it happens', () => {
+    // New York: 2026-03-08 02:00 EST jumps to 03:00 EDT (07:00Z); 2026-11-01 02:00 EDT falls back to 01:00 EST.
+    assert.equal(formatDateTimeEs('2026-03-08T06:59:00.000Z', 'America/New_York'), '08/03/2026 01:59');
+    assert.equal(formatDateTimeEs('2026-03-08T07:00:00.000Z', 'America/New_York'), '08/03/2026 03:00');
+    assert.equal(formatDateTimeEs('2026-03-09T12:00:00.000Z', 'America/New_York'), '09/03/2026 08:00');
+    assert.equal(formatDateTimeEs('2026-11-01T05:30:00.000Z', 'America/New_York'), '01/11/2026 01:30');
+    assert.equal(formatDateTimeEs('2026-11-01T06:30:00.000Z', 'America/New_York'), '01/11/2026 01:30');
+    assert.equal(formatDateTimeEs('2026-11-01T07:30:00.000Z', 'America/New_York'), '01/11/2026 02:30');
+  });
+  test('agrees with Intl for instants spread over decades in several zones', () => {
+    const zones = ['America/Bogota', 'America/New_York', 'Europe/Madrid', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'UTC'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let i = 0; i < 3000; i++) {
+      const zone = zones[i % zones.length]!;
+      const at = new Date(Date.UTC(1970, 0, 1) + Math.floor(next() * 80 * 365.25 * 86_400_000));
+      const f = new Intl.DateTimeFormat('en-GB', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+      const p = Object.fromEntries(f.formatToParts(at).map((x) => [x.type, x.value]));
+      assert.equal(formatDateTimeEs(at, zone), `${p.day}/${p.month}/${p.year} ${p.hour}:${p.minute}`, `${at.toISOString()} in ${zone}`);
+    }
+  });
 });

@@ -98,21 +98,44 @@ function dayFormatter(timeZone: string): Intl.DateTimeFormat {
 
 type ZonedParts = { year: number; month: number; day: number; hour: number; minute: number };
 
-// formatToParts is the costly part of rendering dates (history tables, "today" on every request). Zone offsets are
-// whole minutes, so one result serves a whole UTC minute; a small map keeps the recent ones.
-const zonedCache = new Map<string, ZonedParts>();
-const ZONED_CACHE_LIMIT = 2048;
+// formatToParts is the costly part of rendering dates (history tables, timelines, "today" on every request), and
+// the instants shown are spread over years, so a cache of results per minute misses. What is cached instead is the
+// zone's offset for a whole UTC day, when the offset is the same at both ends of the day (always in Bogotá; every
+// day but the two transition days where there is daylight saving time); the parts then come from UTC arithmetic.
+// A day whose ends differ is computed minute by minute, as before.
+const DAY_MS = 86_400_000;
+const offsetCache = new Map<string, number | null>();
+const OFFSET_CACHE_LIMIT = 4096;
+
+function offsetAt(timeZone: string, ms: number): number {
+  const p = computeZonedParts(timeZone, new Date(ms));
+  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute) - Math.floor(ms / 60_000) * 60_000;
+}
+
+function dayOffset(timeZone: string, day: number): number | null {
+  const key = `${timeZone} ${day}`;
+  const hit = offsetCache.get(key);
+  if (hit !== undefined) return hit;
+  const start = offsetAt(timeZone, day * DAY_MS);
+  const end = offsetAt(timeZone, (day + 1) * DAY_MS - 60_000);
+  const offset = start === end ? start : null;
+  if (offsetCache.size >= OFFSET_CACHE_LIMIT) offsetCache.clear();
+  offsetCache.set(key, offset);
+  return offset;
+}
 
 function zonedParts(timeZone: string, at: Date): ZonedParts {
-  const ms = at.getTime();
-  const minute = Math.floor(ms / 60_000);
-  const key = `${timeZone} ${minute}`;
-  const hit = zonedCache.get(key);
-  if (hit) return hit;
-  const parts = computeZonedParts(timeZone, new Date(minute * 60_000));
-  if (zonedCache.size >= ZONED_CACHE_LIMIT) zonedCache.clear();
-  zonedCache.set(key, parts);
-  return parts;
+  const minuteMs = Math.floor(at.getTime() / 60_000) * 60_000;
+  const offset = dayOffset(timeZone, Math.floor(minuteMs / DAY_MS));
+  if (offset === null) return computeZonedParts(timeZone, new Date(minuteMs));
+  const local = new Date(minuteMs + offset);
+  return {
+    year: local.getUTCFullYear(),
+    month: local.getUTCMonth() + 1,
+    day: local.getUTCDate(),
+    hour: local.getUTCHours(),
+    minute: local.getUTCMinutes(),
+  };
 }
 
 function computeZonedParts(timeZone: string, at: Date): ZonedParts {
