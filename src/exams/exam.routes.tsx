@@ -25,6 +25,7 @@ import { ArchivePage } from './views/archive.page.js';
 import { ClinicalPage } from './views/clinical.page.js';
 import { KIND_PATHS, type PostedForm } from './views/forms.js';
 import { ExamListPage } from './views/list.page.js';
+import { inTransaction } from '../db/transaction.js';
 
 export const EXAM_MSG = {
   noActivo: 'El paciente no tiene un ingreso ACTIVO (pudo haber cambiado mientras llenaba el formulario): no se guardó el registro.',
@@ -115,7 +116,7 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
       const now = clock.now();
       const user = actorOf(request);
       try {
-        await db.transaction().execute(async (trx) => {
+        await inTransaction(db, async (trx) => {
           // Re-checked under a lock: a status change racing this post never leaves a record on a closed cycle.
           const active = await lockActiveIngreso(trx, patient.id, engine);
           if (!active) throw new NoActiveIngresoError();
@@ -162,7 +163,7 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
     const now = clock.now();
     const user = actorOf(request);
     try {
-      await db.transaction().execute(async (trx) => {
+      await inTransaction(db, async (trx) => {
         const active = await lockActiveIngreso(trx, patient.id, engine);
         const record = await findRecordOfPatient(trx, patient.id, recordId);
         if (!record) throw new RecordNotFoundError();

@@ -31,6 +31,7 @@ import {
 import { FOLLOW_PATH } from './views/follow.links.js';
 import { FollowPage, type FollowPatient } from './views/follow.page.js';
 import type { IngresoRow } from './ingreso.table.js';
+import { inTransaction } from '../db/transaction.js';
 
 /** Fields the follow page's forms send besides their own: where to come back to (search and page). */
 const RETURN_FIELDS = ['query_search', 'page'] as const;
@@ -127,7 +128,7 @@ export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
     }
 
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const outcome = await db.transaction().execute(async (trx) => {
+      const outcome = await inTransaction(db, async (trx) => {
         // Re-read inside the transaction: the decision is made on the state the update is conditional on.
         const ingreso = await findIngresoForChange(trx, ingresoId);
         if (!ingreso) return null;
@@ -193,7 +194,7 @@ export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
     try {
       // The transaction has ended (rolled back) before the catch runs, so on PostgreSQL the refused insert
       // never leaves an aborted transaction behind.
-      decision = await db.transaction().execute(async (trx) => {
+      decision = await inTransaction(db, async (trx) => {
         const current = (await findCycleState(trx, pacienteId)) ?? state;
         const d = decideNewCycle({
           fecha_inicio: values.fecha_inicio,

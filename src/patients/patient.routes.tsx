@@ -31,6 +31,7 @@ import { CreatePatientPage } from './views/create.page.js';
 import { PatientDetailPage } from './views/detail.page.js';
 import { PatientListPage } from './views/list.page.js';
 import { DEFAULT_DEPARTAMENTO } from './divipola.js';
+import { inTransaction } from '../db/transaction.js';
 
 /** The stored fields a patient.update audit entry compares (derived columns and timestamps left out). */
 const AUDITED_FIELDS: readonly (keyof PatientInput)[] = [
@@ -84,7 +85,7 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
     const fechaInicio = form.fechaInicioPrograma ?? today(deps);
     let id: number;
     try {
-      id = await db.transaction().execute(async (trx) => {
+      id = await inTransaction(db, async (trx) => {
         const patientId = await insertPatient(trx, { ...input, ...patientDerivedColumns(input), created_at: now, updated_at: now });
         const ingresoId = await openIngreso(trx, { pacienteId: patientId, fechaInicio, userId: request.user?.id ?? null, now });
         await recordAudit(trx, {
@@ -171,7 +172,7 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
     const at = clock.now();
     const now = at.toISOString();
     try {
-      await db.transaction().execute(async (trx) => {
+      await inTransaction(db, async (trx) => {
         const current = await findPatientById(trx, id);
         if (!current) throw new PatientGoneError();
         await updatePatient(trx, id, { ...input, ...patientDerivedColumns(input), updated_at: now });

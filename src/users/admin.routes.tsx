@@ -9,6 +9,7 @@ import { listUsers, resetPassword, setUserActive, type UserListRow } from './use
 import { findUserById, insertUser, UsernameTakenError } from './user.repository.js';
 import { validatePassword, validateUsername } from './user.rules.js';
 import { UserDetailPage, UsersPage } from './views/users.page.js';
+import { inTransaction } from '../db/transaction.js';
 
 export const USER_MSG = {
   created: (u: string) => `Se creó el usuario ${u}.`,
@@ -65,7 +66,7 @@ export async function userAdminRoutes(app: FastifyInstance): Promise<void> {
     const passwordHash = await hashPassword(values.password!);
     const now = clock.now();
     try {
-      await db.transaction().execute(async (trx) => {
+      await inTransaction(db, async (trx) => {
         const id = await insertUser(trx, { username, passwordHash, isAdmin: isAdminFlag, now: now.toISOString() });
         await recordAudit(trx, {
           at: now,
@@ -98,7 +99,7 @@ export async function userAdminRoutes(app: FastifyInstance): Promise<void> {
     if ((user.is_active === 1) === active) {
       return redirectWith(reply, back, 'info', active ? USER_MSG.alreadyActive(user.username) : USER_MSG.alreadyInactive(user.username));
     }
-    await db.transaction().execute(async (trx) => {
+    await inTransaction(db, async (trx) => {
       await setUserActive(trx, user.id, active);
       await recordAudit(trx, {
         at: clock.now(),
@@ -126,7 +127,7 @@ export async function userAdminRoutes(app: FastifyInstance): Promise<void> {
     }
     if (hasErrors(errors)) return renderDetail(request, reply, user, errors);
     const passwordHash = await hashPassword(values.password!);
-    await db.transaction().execute(async (trx) => {
+    await inTransaction(db, async (trx) => {
       await resetPassword(trx, user.id, passwordHash, user.id === request.user!.id ? (request.sessionIdHash ?? undefined) : undefined);
       await recordAudit(trx, {
         at: clock.now(),

@@ -21,6 +21,7 @@ import {
 import { charCount, isLocked, safeNext, USERNAME_MAX, PASSWORD_MAX, validatePassword, validateUsername } from './user.rules.js';
 import { LoginPage, LogoutPage, SetupPage } from './views/login.page.js';
 import { PasswordPage } from './views/password.page.js';
+import { inTransaction } from '../db/transaction.js';
 
 const BAD_CREDENTIALS = 'Usuario o contraseña incorrectos.';
 const LOCKED =
@@ -64,7 +65,7 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
       const user = await findUserByUsername(db, username);
       const ok = user && user.is_active === 1 ? await verifyPassword(password, user.password_hash) : await verifyAgainstDummy(password);
       if (!user || !ok || user.is_active !== 1) {
-        await db.transaction().execute(async (trx) => {
+        await inTransaction(db, async (trx) => {
           await recordLoginFailure(trx, username, now);
           await recordAudit(trx, {
             at: now,
@@ -80,7 +81,7 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
         return again(200, { _form: BAD_CREDENTIALS });
       }
       await startSession(request, reply, user.id);
-      await db.transaction().execute(async (trx) => {
+      await inTransaction(db, async (trx) => {
         await clearLoginFailures(trx, username);
         await recordLogin(trx, user.id, now.toISOString());
         await recordAudit(trx, { at: now, actor: { id: user.id, username: user.username }, action: 'login', entityType: 'user', entityId: user.id, requestId: String(request.id) });
@@ -126,7 +127,7 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
     const passwordHash = await hashPassword(values.password!);
     let userId: number;
     try {
-      userId = await db.transaction().execute(async (trx) => {
+      userId = await inTransaction(db, async (trx) => {
         if ((await countUsers(trx)) > 0) throw new UsernameTakenError(username);
         const id = await insertUser(trx, { username, passwordHash, isAdmin: true, now: now.toISOString() });
         await recordAudit(trx, { at: now, actor: { id, username }, action: 'user.create', entityType: 'user', entityId: id, changes: { username: [null, username], is_admin: [null, true] }, requestId: String(request.id) });
@@ -161,7 +162,7 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
     else if (values.new_password1 !== values.new_password2) errors.new_password2 = 'Las contraseñas no coinciden.';
     if (hasErrors(errors)) return renderPassword(request, reply, errors);
     const passwordHash = await hashPassword(values.new_password1!);
-    await db.transaction().execute(async (trx) => {
+    await inTransaction(db, async (trx) => {
       await updatePasswordHash(trx, me.id, passwordHash);
       await deleteSessionsOfUser(trx, me.id, request.sessionIdHash ?? undefined);
       await recordAudit(trx, { at: clock.now(), actor: actorOf(request), action: 'user.password_change', entityType: 'user', entityId: me.id, requestId: String(request.id) });

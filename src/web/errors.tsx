@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InactiveActorError } from '../audit/audit.repository.js';
 import { isDatabaseUnavailable } from '../db/connection.js';
+import { isTransientConflict } from '../db/errors.js';
 import { Layout } from './layout.js';
 import { pageContext, sendPage } from './render.js';
 import { FormEncodingError } from './form.js';
@@ -114,7 +115,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
       clearSessionCookie(reply);
       return reply.redirect('/users/login/', 302);
     }
-    if (isDatabaseUnavailable(error)) {
+    // Still conflicting after inTransaction's retries: rolled back whole; the person may simply send it again.
+    if (isDatabaseUnavailable(error) || isTransientConflict(error)) {
       request.log.warn({ reqId: request.id, code: (error as { code?: string }).code }, 'database unavailable');
       reply.header('Retry-After', '5');
       return sendErrorPage(request, reply, 503);

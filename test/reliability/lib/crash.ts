@@ -90,11 +90,19 @@ export async function runCrashHarness(options: CrashOptions): Promise<CrashRepor
       const pending: (Pending | null)[] = Array.from({ length: workers }, () => null);
       let stop = false;
       const before = { ...acknowledged };
+      const serverErrors: string[] = [];
       const loop = async (w: number) => {
         // One client per worker (its own connection), sharing the session.
         const c = Client.http(server!.baseUrl, 10_000);
         for (const [k, v] of client.cookies) c.cookies.set(k, v);
         c.csrfToken = client.csrfToken ?? (await client.token());
+        // A change refused by a server error (a 500, or a 503 from a conflict) is a failure too, not a quiet skip.
+        const post = c.post.bind(c);
+        c.post = async (...args: Parameters<Client['post']>) => {
+          const res = await post(...args);
+          if (res.status >= 500) serverErrors.push(`${res.status} on POST ${args[0]}`);
+          return res;
+        };
         while (!stop) {
           const op = pickOperation(patients[w]!, random);
           pending[w] = op;
@@ -125,6 +133,10 @@ export async function runCrashHarness(options: CrashOptions): Promise<CrashRepor
       const fresh = database.open();
       const found = await verify(fresh.db, options.engine, patients.flat(), pending.filter((p): p is Pending => p !== null)).finally(() => fresh.close());
       for (const p of found) problems.push(`round ${round}: ${p}`);
+      if (serverErrors.length > 0) {
+        found.push(`${serverErrors.length} changes answered with a server error (${[...new Set(serverErrors)].slice(0, 3).join('; ')})`);
+        problems.push(`round ${round}: ${found.at(-1)}`);
+      }
       say(`crash round ${round}/${options.rounds}: acknowledged ${done}; killed with ${pending.filter(Boolean).length} requests in flight; after restart: ${found.length === 0 ? 'all acknowledged changes present, no half-done change' + (options.engine === 'sqlite' ? ', integrity_check ok' : '') : found.join('; ')}`);
       await resync(db, patients.flat());
       await server.kill('SIGTERM');
