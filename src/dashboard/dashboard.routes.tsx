@@ -10,17 +10,18 @@ import { LatestValueCache } from './dashboard.cache.js';
 import { capitaRows, countCyclesInMonth, countOpenGroups, listIngresosAtLimit, readDashboardVersion, type CapitaQuery } from './dashboard.repository.js';
 import { CAPITA_MESSAGES, capitaReferenceDate, monthRangeOf, parseCapitaMonth, startOfDayUtc, summarizeOpenGroups } from './dashboard.rules.js';
 import { listStaleMonitoring } from './monitoring.repository.js';
-import { DashboardPage, type DashboardData } from './views/dashboard.page.js';
+import { DashboardPage, renderDashboardHtml, type CapitaForm, type DashboardData, type DashboardHtml } from './views/dashboard.page.js';
 
 /** How many rows the dashboard's lists show (their totals are always shown). */
 const LIST_LIMIT = 50;
 
 export const CAPITA_HEADER = ['documento', 'tipo_documento', 'nombre', 'apellido', 'entidad_salud', 'programa', 'mes_capita', 'valor_capita'] as const;
 
-type DashboardFigures = Omit<DashboardData, 'capitaForm'>;
+/** The figures and the part of the page drawn from them alone. */
+type DashboardFigures = { data: DashboardData; html: DashboardHtml };
 
 /**
- * Every figure of the dashboard for today, computed once per (today, data version) and shared by every request
+ * Every figure of the dashboard for today, and the HTML drawn from them, computed once per (today, data version) and shared by every request
  * until a change of patients, ingresos or monitoring records (in any process) bumps the version
  * (docs/decisions/0012-dashboard-cache-and-data-version.md). The version is read before the figures, so the
  * figures are never older than the version they are kept under. The statements run one after another: a request
@@ -36,7 +37,7 @@ async function loadFigures(deps: AppDeps, cache: LatestValueCache<DashboardFigur
     const cycles = await countCyclesInMonth(db, month.start, month.end);
     const atLimit = await listIngresosAtLimit(db, mesFiltroRange(MES_CAPITA_MAX, day).to!, LIST_LIMIT);
     const staleMonitoring = await listStaleMonitoring(db, day, LIST_LIMIT);
-    return {
+    const data: DashboardData = {
       today: day,
       mes: month.mes,
       status: open.status,
@@ -48,6 +49,7 @@ async function loadFigures(deps: AppDeps, cache: LatestValueCache<DashboardFigur
       atLimit,
       staleMonitoring,
     };
+    return { data, html: renderDashboardHtml(data) };
   });
 }
 
@@ -56,10 +58,10 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   const deps = app.deps;
   const cache = new LatestValueCache<DashboardFigures>();
 
-  async function sendDashboard(request: FastifyRequest, reply: FastifyReply, capitaForm: DashboardData['capitaForm'] | null, status = 200) {
-    const figures = await loadFigures(deps, cache);
-    const data: DashboardData = { ...figures, capitaForm: capitaForm ?? { mes: figures.mes, entidad: '' } };
-    return sendPage(reply, <DashboardPage ctx={pageContext(request, reply)} data={data} />, status);
+  async function sendDashboard(request: FastifyRequest, reply: FastifyReply, capitaForm: CapitaForm | null, status = 200) {
+    const { data, html } = await loadFigures(deps, cache);
+    const form = capitaForm ?? { mes: data.mes, entidad: '' };
+    return sendPage(reply, <DashboardPage ctx={pageContext(request, reply)} html={html} mes={data.mes} capitaForm={form} />, status);
   }
 
   app.get('/', async (request, reply) => sendDashboard(request, reply, null));

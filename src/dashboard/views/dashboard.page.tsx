@@ -2,6 +2,7 @@ import type { CapitaByEntidad, GroupCount, LimitIngreso, StatusCounts } from '..
 import { ENTIDADES_SALUD, PROGRAMAS, labelOf } from '../../patients/patient.rules.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { formatCop } from '../../shared/decimal.js';
+import { render } from 'preact-render-to-string';
 import { Layout } from '../../web/layout.js';
 import type { PageContext } from '../../web/render.js';
 import { MesCapitaChart } from './chart.js';
@@ -34,8 +35,28 @@ export interface DashboardData {
   capita: CapitaByEntidad[];
   atLimit: { total: number; rows: LimitIngreso[] };
   staleMonitoring: { total: number; rows: StaleMonitoring[] };
-  /** the capitation report form: values to show and the error to explain, if any */
-  capitaForm: { mes: string; entidad: string; error?: string };
+}
+
+/** The capitation report form: values to show and the error to explain, if any. */
+export interface CapitaForm {
+  mes: string;
+  entidad: string;
+  error?: string;
+}
+
+/**
+ * The page without its layout and report form, as HTML rendered (and escaped) by preact. It depends on the figures
+ * alone, so it is rendered once per set of figures and kept with them (decision 0012).
+ */
+export interface DashboardHtml {
+  /** the month, every figure, the tables, the chart and the capitation table */
+  summary: string;
+  /** Ingresos at month 18 and patients without recent monitoring */
+  lists: string;
+}
+
+export function renderDashboardHtml(data: DashboardData): DashboardHtml {
+  return { summary: render(<DashboardSummary data={data} />), lists: render(<DashboardLists data={data} />) };
 }
 
 function Figure({ name, label, value }: { name: string; label: string; value: number }) {
@@ -83,12 +104,12 @@ function CountTable({ caption, name, rows, labels }: { caption: string; name: st
   );
 }
 
-export function DashboardPage({ ctx, data }: { ctx: PageContext; data: DashboardData }) {
+function DashboardSummary({ data }: { data: DashboardData }) {
   const capitaTotal = data.capita.reduce((a, r) => a + r.total, 0);
   const capitaPacientes = data.capita.reduce((a, r) => a + r.pacientes, 0);
   const monthName = monthNameEs(data.mes);
   return (
-    <Layout ctx={ctx} title="Dashboard">
+    <>
       <h1>Resumen del programa</h1>
       <p class="muted">
         Hoy es {formatDateEs(data.today)}. Cifras de {monthName}.
@@ -143,12 +164,19 @@ export function DashboardPage({ ctx, data }: { ctx: PageContext; data: Dashboard
             </tr>
           </tfoot>
         </table>
+      </section>
+    </>
+  );
+}
 
-        <h3>Descargar el reporte de cápita (CSV)</h3>
+function CapitaReportForm({ form, mes }: { form: CapitaForm; mes: string }) {
+  return (
+    <section class="card" id="capita-reporte">
+        <h2>Descargar el reporte de cápita (CSV)</h2>
         <form method="get" action="/dashboard/capita.csv" class="filters" novalidate>
-          {data.capitaForm.error && (
+          {form.error && (
             <p class="message message-error" role="alert" data-message-level="error">
-              {data.capitaForm.error}
+              {form.error}
             </p>
           )}
           <div class="field">
@@ -157,10 +185,10 @@ export function DashboardPage({ ctx, data }: { ctx: PageContext; data: Dashboard
               id="id_mes"
               name="mes"
               type="month"
-              value={data.capitaForm.mes}
-              max={data.mes}
+              value={form.mes}
+              max={mes}
               required
-              aria-invalid={data.capitaForm.error ? 'true' : undefined}
+              aria-invalid={form.error ? 'true' : undefined}
             />
           </div>
           <div class="field">
@@ -168,7 +196,7 @@ export function DashboardPage({ ctx, data }: { ctx: PageContext; data: Dashboard
             <select id="id_entidad" name="entidad">
               <option value="">Todas</option>
               {ENTIDADES_SALUD.map((e) => (
-                <option value={e.value} selected={e.value === data.capitaForm.entidad}>
+                <option value={e.value} selected={e.value === form.entidad}>
                   {e.label}
                 </option>
               ))}
@@ -182,8 +210,13 @@ export function DashboardPage({ ctx, data }: { ctx: PageContext; data: Dashboard
           Mes actual: pacientes con ingreso ACTIVO hoy. Meses pasados: pacientes cuyo ingreso estuvo ACTIVO en algún momento de
           ese mes, según el historial de estados.
         </p>
-      </section>
+    </section>
+  );
+}
 
+function DashboardLists({ data }: { data: DashboardData }) {
+  return (
+    <>
       <section class="card" id="limite">
         <h2>Ingresos en el mes 18 o más</h2>
         <p class="muted">
@@ -259,6 +292,16 @@ export function DashboardPage({ ctx, data }: { ctx: PageContext; data: Dashboard
             <p class="muted">Se muestran los primeros {data.staleMonitoring.rows.length}.</p>
           )}
       </section>
+    </>
+  );
+}
+
+export function DashboardPage({ ctx, html, mes, capitaForm }: { ctx: PageContext; html: DashboardHtml; mes: string; capitaForm: CapitaForm }) {
+  return (
+    <Layout ctx={ctx} title="Dashboard">
+      <div class="dashboard-part" dangerouslySetInnerHTML={{ __html: html.summary }} />
+      <CapitaReportForm form={capitaForm} mes={mes} />
+      <div class="dashboard-part" dangerouslySetInnerHTML={{ __html: html.lists }} />
     </Layout>
   );
 }
