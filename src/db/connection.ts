@@ -37,9 +37,6 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
     sqlite.pragma('busy_timeout = 5000');
     // FULL: a committed record survives a power cut, not only a process crash.
     sqlite.pragma('synchronous = FULL');
-    // 32 MB of pages instead of SQLite's 2 MB: the record pages (patient, cycle, history, exams) of the patients in
-    // use stay in the process; under load their statements ran 30–50 % faster (docs/performance.md).
-    sqlite.pragma('cache_size = -32768');
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
     return {
       db,

@@ -35,10 +35,11 @@ try {
   const login = Client.http(server.baseUrl);
   await login.login('carga', 'clave-de-la-prueba-de-carga');
   const today = todayIn('America/Bogota', new Date());
-  // A few patients to read and write.
+  // The patients the load reads and writes. Two hundred, so that each one's clinical timeline grows as a busy
+  // patient's might (about 60 monitoring records in ten minutes), not without bound (with 20 it reached 600).
   const ids: number[] = [];
   const documentos = new Map<number, string>();
-  for (let i = 0; i < 20; i++) {
+  for (let i = 0; i < 200; i++) {
     const documento = uniqueDocumento('S');
     await login.post('/patients/create/', patientForm({ documento, apellido: `Carga ${i}` }));
     const list = await login.get(`/patients/?query_search=${documento}`);
