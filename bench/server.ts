@@ -38,7 +38,7 @@ export interface RunningServer {
 export async function startServer(databaseUrl: string, logFile: string): Promise<RunningServer> {
   const port = await freePort();
   const log = openSync(logFile, 'w');
-  // BENCH_SERVER_NODE_ARGS: extra node flags for the server, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof' to profile.
+  // BENCH_SERVER_NODE_ARGS: extra node flags for the server, e.g. '--cpu-prof --cpu-prof-dir=DIR' to profile.
   const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const bundle = await buildServer();
   const child: ChildProcess = spawn(process.execPath, [...extra, ...SERVER_NODE_FLAGS, bundle], {

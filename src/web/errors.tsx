@@ -117,7 +117,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     // Still conflicting after inTransaction's retries: rolled back whole; the person may simply send it again.
     if (isDatabaseUnavailable(error) || isTransientConflict(error)) {
-      request.log.warn({ reqId: request.id, code: (error as { code?: string }).code }, 'database unavailable');
+      const what = isTransientConflict(error) ? 'transaction conflict persisted' : 'database unavailable';
+      request.log.warn({ reqId: request.id, code: (error as { code?: string }).code }, what);
       reply.header('Retry-After', '5');
       return sendErrorPage(request, reply, 503);
     }

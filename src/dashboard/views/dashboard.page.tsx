@@ -1,8 +1,8 @@
+import { render } from 'preact-render-to-string';
 import type { CapitaByEntidad, GroupCount, LimitIngreso, StatusCounts } from '../dashboard.repository.js';
 import { ENTIDADES_SALUD, PROGRAMAS, labelOf } from '../../patients/patient.rules.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { formatCop } from '../../shared/decimal.js';
-import { render } from 'preact-render-to-string';
 import { Layout } from '../../web/layout.js';
 import type { PageContext } from '../../web/render.js';
 import { MesCapitaChart } from './chart.js';
@@ -172,44 +172,44 @@ function DashboardSummary({ data }: { data: DashboardData }) {
 function CapitaReportForm({ form, mes }: { form: CapitaForm; mes: string }) {
   return (
     <section class="card" id="capita-reporte">
-        <h2>Descargar el reporte de cápita (CSV)</h2>
-        <form method="get" action="/dashboard/capita.csv" class="filters" novalidate>
-          {form.error && (
-            <p class="message message-error" role="alert" data-message-level="error">
-              {form.error}
-            </p>
-          )}
-          <div class="field">
-            <label for="id_mes">Mes (AAAA-MM)</label>
-            <input
-              id="id_mes"
-              name="mes"
-              type="month"
-              value={form.mes}
-              max={mes}
-              required
-              aria-invalid={form.error ? 'true' : undefined}
-            />
-          </div>
-          <div class="field">
-            <label for="id_entidad">Entidad de salud</label>
-            <select id="id_entidad" name="entidad">
-              <option value="">Todas</option>
-              {ENTIDADES_SALUD.map((e) => (
-                <option value={e.value} selected={e.value === form.entidad}>
-                  {e.label}
-                </option>
-              ))}
-            </select>
-          </div>
-          <button type="submit" class="button primary">
-            Descargar CSV
-          </button>
-        </form>
-        <p class="hint">
-          Mes actual: pacientes con ingreso ACTIVO hoy. Meses pasados: pacientes cuyo ingreso estuvo ACTIVO en algún momento de
-          ese mes, según el historial de estados.
-        </p>
+      <h2>Descargar el reporte de cápita (CSV)</h2>
+      <form method="get" action="/dashboard/capita.csv" class="filters" novalidate>
+        {form.error && (
+          <p class="message message-error" role="alert" data-message-level="error">
+            {form.error}
+          </p>
+        )}
+        <div class="field">
+          <label for="id_mes">Mes (AAAA-MM)</label>
+          <input
+            id="id_mes"
+            name="mes"
+            type="month"
+            value={form.mes}
+            max={mes}
+            required
+            aria-invalid={form.error ? 'true' : undefined}
+          />
+        </div>
+        <div class="field">
+          <label for="id_entidad">Entidad de salud</label>
+          <select id="id_entidad" name="entidad">
+            <option value="">Todas</option>
+            {ENTIDADES_SALUD.map((e) => (
+              <option value={e.value} selected={e.value === form.entidad}>
+                {e.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" class="button primary">
+          Descargar CSV
+        </button>
+      </form>
+      <p class="hint">
+        Mes actual: pacientes con ingreso ACTIVO hoy. Meses pasados: pacientes cuyo ingreso estuvo ACTIVO en algún momento de
+        ese mes, según el historial de estados.
+      </p>
     </section>
   );
 }
