@@ -297,6 +297,9 @@ const SKIPPED_INSERT_TRIGGERS: Record<string, string> = {
   'exam_records.exam_records_insert_activo': 'guard',
   // migration 0021: patients.ultimo_monitoreo, written final with the patient (checked by verifyDerived).
   'exam_records.exam_records_monitoreo_insert': 'patients.ultimo_monitoreo',
+  // migration 0023: a statement-level bump of the exam records' version, whose value carries no meaning: a
+  // database made by the generator starts with no page rendered.
+  'exam_records.exam_records_version': 'exam_records_version',
 };
 /** Tables written without triggers in the fast path. The patients are always inserted with their triggers. */
 const UNTRIGGERED_TABLES = ['ingresos', EXAM_TABLE, 'ingreso_historial', 'audit_log'];

@@ -98,7 +98,7 @@ async function cannon(
         timeout: 10,
         headers,
         setupClient: (client: any) => client.on('request', () => sent++),
-        requests: [
+        requests: scenario.fixedPath !== undefined ? [{ method: 'GET', path: scenario.fixedPath }] : [
           {
             setupRequest: (req: any) => {
               const r = scenario.next();

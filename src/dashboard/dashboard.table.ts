@@ -12,6 +12,8 @@ export interface DashboardVersionTable {
 
 export interface DashboardTables {
   dashboard_version: DashboardVersionTable;
+  /** Same shape, bumped by every change of exam records (migration 0023). */
+  exam_records_version: DashboardVersionTable;
 }
 
 // Migration 0021 also adds patients.ultimo_monitoreo (fecha of the patient's latest non-voided MONITOREO record,

@@ -24,8 +24,11 @@ import type { NewExamRecordRow } from './exam.table.js';
 import { ArchivePage } from './views/archive.page.js';
 import { ClinicalPage } from './views/clinical.page.js';
 import { KIND_PATHS, type PostedForm } from './views/forms.js';
-import { ExamListPage } from './views/list.page.js';
+import { ExamListContent } from './views/list.page.js';
 import { inTransaction } from '../db/transaction.js';
+import { readDataVersion } from '../db/data-version.js';
+import { LIST_CACHE_BYTES, sendCachedPage, type ContentCache } from '../web/cached-page.js';
+import { FragmentCache } from '../web/fragment-cache.js';
 
 export const EXAM_MSG = {
   noActivo: 'El paciente no tiene un ingreso ACTIVO (pudo haber cambiado mientras llenaba el formulario): no se guardó el registro.',
@@ -89,10 +92,17 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
     );
   };
 
+  const listCache: ContentCache = new FragmentCache(LIST_CACHE_BYTES);
   app.get('/', async (request, reply) => {
     const { query, page } = parseListQuery(request.query);
-    const result = await searchPatients(db, { query, onlyActive: true, page, today: today(app.deps) });
-    return sendPage(reply, <ExamListPage ctx={pageContext(request, reply)} query={query} result={result} />);
+    const day = today(app.deps);
+    return sendCachedPage(request, reply, {
+      cache: listCache,
+      version: await readDataVersion(db),
+      key: JSON.stringify([day, query, page]),
+      title: 'Exámenes',
+      content: async () => <ExamListContent query={query} result={await searchPatients(db, { query, onlyActive: true, page, today: day })} />,
+    });
   });
 
   app.get<PatientParams>('/:patientId/', async (request, reply) => {

@@ -29,9 +29,12 @@ import {
 } from './patient.schema.js';
 import { CreatePatientPage } from './views/create.page.js';
 import { PatientDetailPage } from './views/detail.page.js';
-import { PatientListPage } from './views/list.page.js';
+import { PatientListContent } from './views/list.page.js';
 import { DEFAULT_DEPARTAMENTO } from './divipola.js';
 import { inTransaction } from '../db/transaction.js';
+import { readDataVersion } from '../db/data-version.js';
+import { LIST_CACHE_BYTES, sendCachedPage, type ContentCache } from '../web/cached-page.js';
+import { FragmentCache } from '../web/fragment-cache.js';
 
 /** The stored fields a patient.update audit entry compares (derived columns and timestamps left out). */
 const AUDITED_FIELDS: readonly (keyof PatientInput)[] = [
@@ -51,16 +54,20 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
   const { db, clock } = deps;
   const actorOf = (request: FastifyRequest) => (request.user ? { id: request.user.id, username: request.user.username } : null);
 
+  const listCache: ContentCache = new FragmentCache(LIST_CACHE_BYTES);
   app.get('/', async (request, reply) => {
     const filters = parseListQuery(request.query);
-    const result = await searchPatients(db, {
-      query: filters.query,
-      mesFiltro: filters.mesFiltro,
-      onlyActive: true,
-      page: filters.page,
-      today: today(deps),
+    const day = today(deps);
+    return sendCachedPage(request, reply, {
+      cache: listCache,
+      version: await readDataVersion(db),
+      key: JSON.stringify([day, filters.query, filters.mesFiltro, filters.page]),
+      title: 'Pacientes',
+      content: async () => {
+        const result = await searchPatients(db, { query: filters.query, mesFiltro: filters.mesFiltro, onlyActive: true, page: filters.page, today: day });
+        return <PatientListContent filters={filters} result={result} />;
+      },
     });
-    return sendPage(reply, <PatientListPage ctx={pageContext(request, reply)} filters={filters} result={result} />);
   });
 
   // ------------------------------------------------------------------------------------------------ create

@@ -1,4 +1,5 @@
 import type { Executor } from '../db/database.js';
+import { precompiled } from '../db/prepared.js';
 
 export interface SessionUser {
   id: number;
@@ -13,9 +14,8 @@ export interface SessionRecord {
   user: SessionUser;
 }
 
-/** One indexed read: the session and its user, only while the user is active. */
-export async function findActiveSession(db: Executor, idHash: string): Promise<SessionRecord | null> {
-  const row = await db
+const selectActiveSession = precompiled((db: Executor, idHash: string) =>
+  db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
     .select([
@@ -27,8 +27,12 @@ export async function findActiveSession(db: Executor, idHash: string): Promise<S
       'users.is_admin',
     ])
     .where('sessions.id_hash', '=', idHash)
-    .where('users.is_active', '=', 1)
-    .executeTakeFirst();
+    .where('users.is_active', '=', 1),
+);
+
+/** One indexed read (every request makes it): the session and its user, only while the user is active. */
+export async function findActiveSession(db: Executor, idHash: string): Promise<SessionRecord | null> {
+  const [row] = await selectActiveSession(db, idHash);
   if (!row) return null;
   return {
     idHash: row.id_hash,

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import type { PageContext } from './render.js';
+import { CsrfMarker, renderingFragment, type PageContext } from './render.js';
 
 const NAV = [
   { href: '/patients/', label: 'Pacientes' },
@@ -8,7 +8,10 @@ const NAV = [
   { href: '/dashboard/', label: 'Dashboard' },
 ];
 
-export function CsrfField({ ctx }: { ctx: PageContext }) {
+/** The CSRF token's field: each request's own, filled in when a kept fragment is sent (no ctx needed there). */
+export function CsrfField({ ctx }: { ctx?: PageContext }) {
+  if (renderingFragment()) return <CsrfMarker />;
+  if (!ctx) throw new Error('CsrfField needs the page context outside a fragment');
   return <input type="hidden" name="csrfmiddlewaretoken" value={ctx.csrfToken} />;
 }
 

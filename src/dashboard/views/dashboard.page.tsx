@@ -1,10 +1,9 @@
-import { render } from 'preact-render-to-string';
 import type { CapitaByEntidad, GroupCount, LimitIngreso, StatusCounts } from '../dashboard.repository.js';
 import { ENTIDADES_SALUD, PROGRAMAS, labelOf } from '../../patients/patient.rules.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { formatCop } from '../../shared/decimal.js';
 import { Layout } from '../../web/layout.js';
-import type { PageContext } from '../../web/render.js';
+import { FragmentSlot, renderFragment, type Fragment, type PageContext } from '../../web/render.js';
 import { MesCapitaChart } from './chart.js';
 
 const MESES = ['enero', 'febrero', 'marzo', 'abril', 'mayo', 'junio', 'julio', 'agosto', 'septiembre', 'octubre', 'noviembre', 'diciembre'];
@@ -45,18 +44,18 @@ export interface CapitaForm {
 }
 
 /**
- * The page without its layout and report form, as HTML rendered (and escaped) by preact. It depends on the figures
- * alone, so it is rendered once per set of figures and kept with them (decision 0012).
+ * The page without its layout and report form, rendered (and escaped) by preact and encoded. It depends on the
+ * figures alone, so it is rendered once per set of figures and kept with them (decisions 0012 and 0016).
  */
 export interface DashboardHtml {
   /** the month, every figure, the tables, the chart and the capitation table */
-  summary: string;
+  summary: Fragment;
   /** Ingresos at month 18 and patients without recent monitoring */
-  lists: string;
+  lists: Fragment;
 }
 
 export function renderDashboardHtml(data: DashboardData): DashboardHtml {
-  return { summary: render(<DashboardSummary data={data} />), lists: render(<DashboardLists data={data} />) };
+  return { summary: renderFragment(<DashboardSummary data={data} />), lists: renderFragment(<DashboardLists data={data} />) };
 }
 
 function Figure({ name, label, value }: { name: string; label: string; value: number }) {
@@ -299,9 +298,13 @@ function DashboardLists({ data }: { data: DashboardData }) {
 export function DashboardPage({ ctx, html, mes, capitaForm }: { ctx: PageContext; html: DashboardHtml; mes: string; capitaForm: CapitaForm }) {
   return (
     <Layout ctx={ctx} title="Dashboard">
-      <div class="dashboard-part" dangerouslySetInnerHTML={{ __html: html.summary }} />
+      <div class="dashboard-part">
+        <FragmentSlot fragment={html.summary} />
+      </div>
       <CapitaReportForm form={capitaForm} mes={mes} />
-      <div class="dashboard-part" dangerouslySetInnerHTML={{ __html: html.lists }} />
+      <div class="dashboard-part">
+        <FragmentSlot fragment={html.lists} />
+      </div>
     </Layout>
   );
 }

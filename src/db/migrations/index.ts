@@ -6,6 +6,7 @@ import * as patientsIndexes from './20261122_0010_patients_indexes.js';
 import * as listPerformance from './20261122_0020_list_performance.js';
 import * as dashboardPerformance from './20261122_0021_dashboard_performance.js';
 import * as counterLockOrder from './20261123_0022_counter_lock_order.js';
+import * as examRecordsVersion from './20261123_0023_exam_records_version.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '20261122_0020_list_performance': listPerformance,
   '20261122_0021_dashboard_performance': dashboardPerformance,
   '20261123_0022_counter_lock_order': counterLockOrder,
+  '20261123_0023_exam_records_version': examRecordsVersion,
 };

@@ -3,13 +3,11 @@ import { ENTIDADES_SALUD, labelOf, PROGRAMAS } from '../../patients/patient.rule
 import { listUrl, QUERY_SEARCH_MAX } from '../../patients/patient.schema.js';
 import { Pagination } from '../../patients/views/pagination.js';
 import { formatDateEs } from '../../shared/dates.js';
-import { Layout } from '../../web/layout.js';
-import type { PageContext } from '../../web/render.js';
 
-/** GET /exams/: patients with an ACTIVO Ingreso, searchable, each linking to its clinical view. */
-export function ExamListPage({ ctx, query, result }: { ctx: PageContext; query: string; result: PatientSearchResult }) {
+/** GET /exams/: patients with an ACTIVO Ingreso, searchable, each linking to its clinical view (inside the layout). */
+export function ExamListContent({ query, result }: { query: string; result: PatientSearchResult }) {
   return (
-    <Layout ctx={ctx} title="Exámenes">
+    <>
       <h1>Exámenes</h1>
       <p class="muted">Pacientes con un ingreso ACTIVO. Abra la vista clínica para ver y registrar exámenes.</p>
       <form method="get" action="/exams/" class="filters" role="search">
@@ -66,6 +64,6 @@ export function ExamListPage({ ctx, query, result }: { ctx: PageContext; query: 
         </div>
       )}
       <Pagination base="/exams/" params={{ query_search: query }} page={result.page} pageCount={result.pageCount} />
-    </Layout>
+    </>
   );
 }

@@ -4,8 +4,7 @@ import { listUrl } from '../../patients/patient.schema.js';
 import type { PatientListRow, PatientSearchResult } from '../../patients/patient.repository.js';
 import { ENTIDADES_SALUD, labelOf, PROGRAMAS } from '../../patients/patient.rules.js';
 import { formatDateEs, formatDateTimeEs } from '../../shared/dates.js';
-import { CsrfField, Layout } from '../../web/layout.js';
-import type { PageContext } from '../../web/render.js';
+import { CsrfField } from '../../web/layout.js';
 import type { HistoryEntry } from '../ingreso.repository.js';
 import { isAtProgramLimit, MES_CAPITA_MAX, mesCapita, MOTIVO_MAX_LENGTH, OPEN_ESTADOS, type Estado } from '../ingreso.rules.js';
 import type { IngresoRow } from '../ingreso.table.js';
@@ -18,7 +17,6 @@ export interface FollowPatient {
 }
 
 export interface FollowPageProps {
-  ctx: PageContext;
   query: string;
   result: PatientSearchResult;
   patients: FollowPatient[];
@@ -48,10 +46,11 @@ function ReturnFields({ ret }: { ret: Return }) {
 }
 
 /** GET /patients/follow: every matching patient with all of its Ingresos and the actions each one allows. */
-export function FollowPage({ ctx, query, result, patients, history, today, timeZone }: FollowPageProps) {
+/** Everything the follow page shows inside the layout: rendered once per data version (decision 0016). */
+export function FollowContent({ query, result, patients, history, today, timeZone }: FollowPageProps) {
   const ret: Return = { query, page: result.page };
   return (
-    <Layout ctx={ctx} title="Seguimiento de ingresos">
+    <>
       <div class="page-head">
         <h1>Seguimiento de ingresos</h1>
       </div>
@@ -86,24 +85,22 @@ export function FollowPage({ ctx, query, result, patients, history, today, timeZ
       ) : (
         <div class="follow-list">
           {patients.map((p) => (
-            <PatientCard item={p} history={history} today={today} timeZone={timeZone} ret={ret} ctx={ctx} />
+            <PatientCard item={p} history={history} today={today} timeZone={timeZone} ret={ret} />
           ))}
         </div>
       )}
       <Pagination base={FOLLOW_PATH} params={{ query_search: query }} page={result.page} pageCount={result.pageCount} />
-    </Layout>
+    </>
   );
 }
 
 function PatientCard({
-  ctx,
   item,
   history,
   today,
   timeZone,
   ret,
 }: {
-  ctx: PageContext;
   item: FollowPatient;
   history: Map<number, HistoryEntry[]>;
   today: string;
@@ -128,14 +125,14 @@ function PatientCard({
         {patient.tipo_documento} {patient.documento} · {labelOf(PROGRAMAS, patient.programa)} · {labelOf(ENTIDADES_SALUD, patient.entidad_salud)} ·{' '}
         {patient.ciudad}
       </p>
-      {!hasOpen && <NewCycleForm ctx={ctx} patientId={patient.id} today={today} latestEnd={latestEnd} ret={ret} />}
+      {!hasOpen && <NewCycleForm patientId={patient.id} today={today} latestEnd={latestEnd} ret={ret} />}
       {ingresos.length === 0 ? (
         <p class="muted">Este paciente no tiene ingresos registrados.</p>
       ) : (
         <div class="ingresos">
           {ingresos.map((ingreso, index) => (
             <IngresoItem
-              ctx={ctx}
+             
               ingreso={ingreso}
               number={ingresos.length - index}
               nombre={patient.nombre}
@@ -152,7 +149,6 @@ function PatientCard({
 }
 
 function IngresoItem({
-  ctx,
   ingreso,
   number,
   nombre,
@@ -161,7 +157,6 @@ function IngresoItem({
   timeZone,
   ret,
 }: {
-  ctx: PageContext;
   ingreso: IngresoRow;
   number: number;
   nombre: string;
@@ -212,7 +207,7 @@ function IngresoItem({
         <div class="actions">
           {ingreso.estado === 'ACTIVO' && (
             <form method="post" action={estadoUrl(ingreso.id, 'SUSPENDIDO')} class="inline-form" data-action="suspender">
-              <CsrfField ctx={ctx} />
+              <CsrfField />
               <ReturnFields ret={ret} />
               <div class="field">
                 <label for={`id_${prefix}suspender_motivo`}>Motivo de la suspensión (opcional)</label>
@@ -225,7 +220,7 @@ function IngresoItem({
           )}
           {ingreso.estado === 'SUSPENDIDO' && (
             <form method="post" action={estadoUrl(ingreso.id, 'ACTIVO')} class="inline-form" data-action="reactivar">
-              <CsrfField ctx={ctx} />
+              <CsrfField />
               <ReturnFields ret={ret} />
               <button type="submit" class="button small primary">
                 Reactivar
@@ -241,7 +236,7 @@ function IngresoItem({
               data-action="terminar"
               data-confirm={`¿Terminar el ciclo de ${nombre}? El ciclo quedará archivado y no podrá volver a activarse.`}
             >
-              <CsrfField ctx={ctx} />
+              <CsrfField />
               <ReturnFields ret={ret} />
               <div class="field">
                 <label for={`id_${prefix}fecha_terminacion`}>Fecha de terminación</label>
@@ -310,13 +305,11 @@ function HistoryDetails({ entries, timeZone, ingresoId }: { entries: HistoryEntr
 }
 
 function NewCycleForm({
-  ctx,
   patientId,
   today,
   latestEnd,
   ret,
 }: {
-  ctx: PageContext;
   patientId: number;
   today: string;
   latestEnd: string | null;
@@ -326,7 +319,7 @@ function NewCycleForm({
   const suggested = latestEnd !== null && latestEnd > today ? latestEnd : today;
   return (
     <form method="post" action={`/patients/ingreso/nuevo/${patientId}/`} class="inline-form new-cycle" data-action="nuevo-ingreso">
-      <CsrfField ctx={ctx} />
+      <CsrfField />
       <ReturnFields ret={ret} />
       <div class="field">
         <label for={id}>Fecha de inicio del nuevo ingreso</label>

@@ -1,8 +1,6 @@
 import { MES_CAPITA_MAX } from '../../ingresos/ingreso.rules.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { SelectField } from '../../web/fields.js';
-import { Layout } from '../../web/layout.js';
-import type { PageContext } from '../../web/render.js';
 import type { PatientSearchResult } from '../patient.repository.js';
 import { ENTIDADES_SALUD, labelOf, PROGRAMAS } from '../patient.rules.js';
 import { listUrl, type ListQuery } from '../patient.schema.js';
@@ -15,11 +13,12 @@ export function countText(total: number, singular: string, plural: string): stri
   return `${total.toLocaleString('es-CO')} ${total === 1 ? singular : plural}`;
 }
 
-export function PatientListPage({ ctx, filters, result }: { ctx: PageContext; filters: ListQuery; result: PatientSearchResult }) {
+/** GET /patients/: everything the list page shows inside the layout; it depends on the filters and the data alone. */
+export function PatientListContent({ filters, result }: { filters: ListQuery; result: PatientSearchResult }) {
   const filterValues = { query_search: filters.query, mes_filtro: filters.mesFiltro === null ? '' : String(filters.mesFiltro) };
   const filtered = filters.query !== '' || filters.mesFiltro !== null;
   return (
-    <Layout ctx={ctx} title="Pacientes">
+    <>
       <div class="page-head">
         <h1>Pacientes activos</h1>
         <a href="/patients/create/" class="button primary">
@@ -103,6 +102,6 @@ export function PatientListPage({ ctx, filters, result }: { ctx: PageContext; fi
         page={result.page}
         pageCount={result.pageCount}
       />
-    </Layout>
+    </>
   );
 }
