@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { buildApp } from './app.js';
+import pino from 'pino';
+import { buildApp, loggerOptions } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -22,7 +23,17 @@ async function main(): Promise<void> {
   await migrateToLatest(handle.db);
 
   const setupToken = (await countUsers(handle.db)) === 0 ? randomBytes(24).toString('base64url') : null;
-  const app = await buildApp({ config, db: handle.db, engine: handle.engine, clock: systemClock, setupToken });
+  // Log lines are written by a background write of whatever accumulated meanwhile: under load, one write for many
+  // requests instead of one blocking write each (a quarter of a small request's time). Flushed on shutdown.
+  const logDestination = pino.destination({ dest: 1, sync: false });
+  const app = await buildApp({
+    config,
+    db: handle.db,
+    engine: handle.engine,
+    clock: systemClock,
+    setupToken,
+    logger: { ...(loggerOptions(config.appEnv) as object), stream: logDestination },
+  });
 
   const cleanup = setInterval(() => {
     const now = systemClock.now().getTime();
@@ -44,7 +55,10 @@ async function main(): Promise<void> {
     app
       .close()
       .then(() => handle.close())
-      .then(() => process.exit(0))
+      .then(() => {
+        logDestination.flushSync();
+        process.exit(0);
+      })
       .catch((err: unknown) => {
         app.log.error({ err }, 'shutdown failed');
         process.exit(1);

@@ -1,4 +1,5 @@
 import { isPostgres, type Executor } from '../db/database.js';
+import { precompiled } from '../db/prepared.js';
 
 export interface AuditEntry {
   at: Date;
@@ -113,6 +114,21 @@ export async function findAuditCursor(db: Executor, id: number): Promise<{ at: s
 }
 
 /** A patient's history for the patient page: entries with that patient_id, newest first, at most `limit`. */
+const selectPatientHistoryIds = precompiled((db: Executor, patientId: number, limit: number) =>
+  db.selectFrom('audit_log').select('id').where('patient_id', '=', patientId).orderBy('id', 'desc').limit(limit),
+);
+
+/** The ids of a patient's latest entries, newest first: read from the index (patient_id, id) alone. */
+export async function listPatientHistoryIds(db: Executor, patientId: number, limit: number): Promise<number[]> {
+  return (await selectPatientHistoryIds(db, patientId, limit)).map((r) => Number(r.id));
+}
+
+/** Entries by id (any order). */
+export async function listAuditEntriesByIds(db: Executor, ids: readonly number[]): Promise<AuditListRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('audit_log').select(AUDIT_COLUMNS).where('id', 'in', ids).execute();
+}
+
 export async function listPatientHistory(db: Executor, patientId: number, limit = 50): Promise<AuditListRow[]> {
   return db
     .selectFrom('audit_log')

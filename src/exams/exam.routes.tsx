@@ -7,7 +7,9 @@ import { parseListQuery } from '../patients/patient.schema.js';
 import type { PatientRow } from '../patients/patient.table.js';
 import { today } from '../web/deps.js';
 import { hasErrors, parseId, readForm } from '../web/form.js';
-import { pageContext, redirectWith, sendPage } from '../web/render.js';
+import { FragmentSlot, pageContext, redirectWith, renderFragment, sendPage, type Fragment } from '../web/render.js';
+import { Layout } from '../web/layout.js';
+import type { VNode } from 'preact';
 import {
   findIngresoOfPatient,
   findRecordOfPatient,
@@ -22,12 +24,12 @@ import { EXAM_KINDS, type ExamKindValue } from './exam.rules.js';
 import { EXAM_FORM_FIELDS, issuesToErrors, parseExamForm, voidSchema } from './exam.schema.js';
 import type { NewExamRecordRow } from './exam.table.js';
 import { ArchivePage } from './views/archive.page.js';
-import { ClinicalPage } from './views/clinical.page.js';
+import { ClinicalContent, clinicalTitle, type ClinicalViewData } from './views/clinical.page.js';
 import { KIND_PATHS, type PostedForm } from './views/forms.js';
 import { ExamListContent } from './views/list.page.js';
 import { inTransaction } from '../db/transaction.js';
-import { readDataVersion } from '../db/data-version.js';
-import { LIST_CACHE_BYTES, sendCachedPage, type ContentCache } from '../web/cached-page.js';
+import { readClinicalVersion, readDataVersion } from '../db/data-version.js';
+import { LIST_CACHE_BYTES, RECORD_CACHE_BYTES, sendCachedPage, type ContentCache } from '../web/cached-page.js';
 import { FragmentCache } from '../web/fragment-cache.js';
 
 export const EXAM_MSG = {
@@ -41,6 +43,7 @@ export const EXAM_MSG = {
 
 /** Control flow out of a transaction, turned into a response by the route. */
 class NoActiveIngresoError extends Error {}
+class PatientNotFoundError extends Error {}
 class RecordNotFoundError extends Error {}
 class RecordArchivedError extends Error {}
 class RecordAlreadyVoidedError extends Error {}
@@ -64,33 +67,46 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
     return patient;
   };
 
-  /** Renders the clinical view (after a GET, or with a posted form's errors) and records the view. */
-  const sendClinical = async (request: FastifyRequest, reply: FastifyReply, patient: PatientRow, posted?: PostedForm) => {
-    const t = today(app.deps);
+  /** Everything the clinical view shows of the patient today. */
+  const loadClinical = async (patient: PatientRow, day: string): Promise<ClinicalViewData> => {
     const active = (await findActiveIngreso(db, patient.id)) ?? null;
     const [records, series, cycles] = await Promise.all([
       active ? listCycleRecords(db, active.id, { includeVoided: false }) : [],
       active ? listCycleSeries(db, active.id) : [],
       listPatientCycles(db, patient.id),
     ]);
-    await app.auditViews.record({
+    return { patient, today: day, timeZone: config.timeZone, active, records, series, cycles };
+  };
+
+  const recordClinicalView = (request: FastifyRequest, patientId: number, ingresoId: number | null, registros: number) =>
+    app.auditViews.record({
       at: clock.now(),
       actor: actorOf(request),
       action: 'exam.view_clinical',
       entityType: 'patient',
-      entityId: patient.id,
-      patientId: patient.id,
-      changes: { ingreso_id: active?.id ?? null, registros: records.length },
+      entityId: patientId,
+      patientId,
+      changes: { ingreso_id: ingresoId, registros },
       requestId: String(request.id),
     });
-    return sendPage(
-      reply,
-      <ClinicalPage
-        ctx={pageContext(request, reply)}
-        data={{ patient, today: t, timeZone: config.timeZone, active, records, series, cycles, posted }}
-      />,
-    );
+
+  const sendClinicalPage = (request: FastifyRequest, reply: FastifyReply, title: string, content: VNode) =>
+    sendPage(reply, <Layout ctx={pageContext(request, reply)} title={title}>{content}</Layout>);
+
+  /** The clinical view with a posted form's values and errors (never kept), and the view recorded. */
+  const sendClinical = async (request: FastifyRequest, reply: FastifyReply, patient: PatientRow, posted: PostedForm) => {
+    const data = await loadClinical(patient, today(app.deps));
+    await recordClinicalView(request, patient.id, data.active?.id ?? null, data.records.length);
+    return sendClinicalPage(request, reply, clinicalTitle(patient), <ClinicalContent data={{ ...data, posted }} />);
   };
+
+  /**
+   * The clinical views as shown after a GET, rendered once per (patient, day, data version) and kept (decision
+   * 0016), with what the view's audit entry records.
+   */
+  const clinicalCache = new FragmentCache<{ fragment: Fragment; title: string; ingresoId: number | null; registros: number }>(
+    RECORD_CACHE_BYTES,
+  );
 
   const listCache: ContentCache = new FragmentCache(LIST_CACHE_BYTES);
   app.get('/', async (request, reply) => {
@@ -106,9 +122,24 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.get<PatientParams>('/:patientId/', async (request, reply) => {
-    const patient = await loadPatient(request, reply, request.params.patientId);
-    if (!patient) return reply;
-    return sendClinical(request, reply, patient);
+    const id = parseId(request.params.patientId);
+    if (id === null) return reply.callNotFound();
+    const day = today(app.deps);
+    let view;
+    try {
+      view = await clinicalCache.get(await readClinicalVersion(db), `${id}|${day}`, async () => {
+        const patient = await findPatientById(db, id);
+        if (!patient) throw new PatientNotFoundError();
+        const data = await loadClinical(patient, day);
+        const fragment = renderFragment(<ClinicalContent data={data} />);
+        return { fragment, title: clinicalTitle(patient), ingresoId: data.active?.id ?? null, registros: data.records.length };
+      });
+    } catch (err) {
+      if (err instanceof PatientNotFoundError) return reply.callNotFound();
+      throw err;
+    }
+    await recordClinicalView(request, id, view.ingresoId, view.registros);
+    return sendClinicalPage(request, reply, view.title, <FragmentSlot fragment={view.fragment} />);
   });
 
   for (const { value: kind } of EXAM_KINDS) {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { withPendingViews } from '../audit/audit.queue.js';
-import { listPatientHistory, recordAudit } from '../audit/audit.repository.js';
+import { recordAudit } from '../audit/audit.repository.js';
+import { AuditRowCache } from '../audit/audit.row-cache.js';
 import { diffFields } from '../audit/audit.rules.js';
 import { findActiveIngreso, findLatestFechaFin, openIngreso } from '../ingresos/ingreso.repository.js';
 import { mesCapita, MSG as INGRESO_MSG, startsBeforeLastEnd } from '../ingresos/ingreso.rules.js';
@@ -8,7 +9,9 @@ import { formatDateEs } from '../shared/dates.js';
 import { today } from '../web/deps.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
 import { parseId, readForm } from '../web/form.js';
-import { pageContext, redirectWith, sendPage } from '../web/render.js';
+import { FragmentSlot, pageContext, redirectWith, renderFragment, sendPage, type Fragment } from '../web/render.js';
+import type { VNode } from 'preact';
+import type { PatientRow } from './patient.table.js';
 import {
   DocumentoTakenError,
   findPatientById,
@@ -28,12 +31,12 @@ import {
   type PatientInput,
 } from './patient.schema.js';
 import { CreatePatientPage } from './views/create.page.js';
-import { PatientDetailPage } from './views/detail.page.js';
+import { PatientDetailPage, PatientRecord, patientTitle, type PatientDetail } from './views/detail.page.js';
 import { PatientListContent } from './views/list.page.js';
 import { DEFAULT_DEPARTAMENTO } from './divipola.js';
 import { inTransaction } from '../db/transaction.js';
 import { readDataVersion } from '../db/data-version.js';
-import { LIST_CACHE_BYTES, sendCachedPage, type ContentCache } from '../web/cached-page.js';
+import { LIST_CACHE_BYTES, RECORD_CACHE_BYTES, sendCachedPage, type ContentCache } from '../web/cached-page.js';
 import { FragmentCache } from '../web/fragment-cache.js';
 
 /** The stored fields a patient.update audit entry compares (derived columns and timestamps left out). */
@@ -47,6 +50,8 @@ const pick = (row: PatientInput): Record<string, unknown> => Object.fromEntries(
 
 /** Audit entries shown on the patient page (the full trail is at /users/audit/). */
 const HISTORY_LIMIT = 20;
+/** Rendered audit entries kept for the patients' histories (about 0.5 KB each). */
+const HISTORY_ROWS_KEPT = 25_000;
 
 /** Routes under /patients: the list, the creation form, and each patient's record. */
 export async function patientRoutes(app: FastifyInstance): Promise<void> {
@@ -122,16 +127,55 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
 
   // ------------------------------------------------------------------------------------------------ detail
 
+  const recordOf = async (patient: PatientRow, day: string) => {
+    const ingreso = (await findActiveIngreso(db, patient.id)) ?? null;
+    const detail: PatientDetail = {
+      patient,
+      edad: edad(patient.fecha_nacimiento, day),
+      imc: imc(patient.peso, patient.altura),
+      ingreso,
+      mesCapita: ingreso ? mesCapita(ingreso.fecha_inicio, day) : null,
+    };
+    return { detail, values: patientFormValues(patient, ingreso?.fecha_inicio ?? null) };
+  };
+
+  /** The record as shown after a GET, per (patient, day, version of patients and Ingresos) (decision 0016). */
+  const recordCache = new FragmentCache<{ fragment: Fragment; title: string }>(RECORD_CACHE_BYTES);
+  const historyRows = new AuditRowCache(deps.config.timeZone, HISTORY_ROWS_KEPT);
+
+  /** The patient's page: the record (kept after a GET, or with a posted form's values and errors) and its history. */
   const renderDetail = async (
     request: FastifyRequest,
     reply: FastifyReply,
     patientId: number,
     form: { values: FormValues; errors: FieldErrors } | null,
   ) => {
-    const patient = await findPatientById(db, patientId);
-    if (!patient) return reply.callNotFound();
-    const ingreso = (await findActiveIngreso(db, patientId)) ?? null;
     const day = today(deps);
+    let title: string;
+    let record: VNode;
+    if (form === null) {
+      const version = await readDataVersion(db);
+      const kept = await recordCache
+        .get(version, `${patientId}|${day}`, async () => {
+          const patient = await findPatientById(db, patientId);
+          if (!patient) throw new PatientGoneError();
+          const { detail, values } = await recordOf(patient, day);
+          return { fragment: renderFragment(<PatientRecord detail={detail} values={values} errors={{}} />), title: patientTitle(patient) };
+        })
+        .catch((err: unknown) => {
+          if (err instanceof PatientGoneError) return null;
+          throw err;
+        });
+      if (!kept) return reply.callNotFound();
+      title = kept.title;
+      record = <FragmentSlot fragment={kept.fragment} />;
+    } else {
+      const patient = await findPatientById(db, patientId);
+      if (!patient) return reply.callNotFound();
+      const { detail } = await recordOf(patient, day);
+      title = patientTitle(patient);
+      record = <PatientRecord detail={detail} values={form.values} errors={form.errors} />;
+    }
     // Queued before the history is read, so the page's own history shows this view (decision 0011).
     await app.auditViews.record({
       at: clock.now(),
@@ -142,19 +186,19 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
       patientId,
       requestId: String(request.id),
     });
-    const history = withPendingViews(await listPatientHistory(db, patientId, HISTORY_LIMIT), app.auditViews.pendingForPatient(patientId), HISTORY_LIMIT);
-    const detail = {
-      patient,
-      edad: edad(patient.fecha_nacimiento, day),
-      imc: imc(patient.peso, patient.altura),
-      ingreso,
-      mesCapita: ingreso ? mesCapita(ingreso.fecha_inicio, day) : null,
-      history,
-    };
-    const values = form?.values ?? patientFormValues(patient, ingreso?.fecha_inicio ?? null);
+    const stored = await historyRows.patientHistory(db, patientId, HISTORY_LIMIT);
+    const history = withPendingViews(stored, app.auditViews.pendingForPatient(patientId), HISTORY_LIMIT);
     return sendPage(
       reply,
-      <PatientDetailPage ctx={pageContext(request, reply)} detail={detail} values={values} errors={form?.errors ?? {}} timeZone={deps.config.timeZone} historyLimit={HISTORY_LIMIT} />,
+      <PatientDetailPage
+        ctx={pageContext(request, reply)}
+        title={title}
+        record={record}
+        history={history}
+        historyRow={historyRows.rowFor}
+        timeZone={deps.config.timeZone}
+        historyLimit={HISTORY_LIMIT}
+      />,
     );
   };
 

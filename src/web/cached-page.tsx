@@ -5,7 +5,10 @@ import { Layout } from './layout.js';
 import { FragmentSlot, pageContext, renderFragment, sendPage, type Fragment } from './render.js';
 
 /** Bytes of rendered list contents kept per list route (a page of ten patients is 6 to 30 KB). */
-export const LIST_CACHE_BYTES = 8 * 1024 * 1024;
+export const LIST_CACHE_BYTES = 4 * 1024 * 1024;
+
+/** Bytes of rendered record pages kept per route (a clinical view is about 20 KB, a patient's record 13 KB). */
+export const RECORD_CACHE_BYTES = 24 * 1024 * 1024;
 
 /** Fragments of whole page contents. */
 export type ContentCache = FragmentCache<{ fragment: Fragment }>;
@@ -20,13 +23,10 @@ export async function sendCachedPage(
   page: { cache: ContentCache; version: string; key: string; title: string; content: () => Promise<VNode> },
 ): Promise<FastifyReply> {
   const { fragment } = await page.cache.get(page.version, page.key, async () => ({ fragment: renderFragment(await page.content()) }));
-  const ctx = pageContext(request, reply);
   return sendPage(
     reply,
-    <Layout ctx={ctx} title={page.title}>
+    <Layout ctx={pageContext(request, reply)} title={page.title}>
       <FragmentSlot fragment={fragment} />
     </Layout>,
-    200,
-    ctx,
   );
 }

@@ -36,6 +36,8 @@ declare module 'fastify' {
     flash(level: MessageLevel, text: string): void;
     /** Messages to show on the page being rendered now (queued ones included); consumes them. */
     takeMessages(): Message[];
+    /** The CSRF token for the forms of the page being rendered (one per CSRF secret, reused). */
+    pageCsrfToken(): string;
   }
 }
 

@@ -45,7 +45,6 @@ export function sendErrorPage(
   } catch {
     ctx = {
       user: request.user,
-      csrfToken: '',
       messages: [],
       path: '/',
       idleMinutes: 30,

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { CsrfMarker, renderingFragment, type PageContext } from './render.js';
+import { ContentMarker, CsrfMarker, FragmentSlot, renderAround, type Fragment, type PageContext } from './render.js';
 
 const NAV = [
   { href: '/patients/', label: 'Pacientes' },
@@ -8,11 +8,9 @@ const NAV = [
   { href: '/dashboard/', label: 'Dashboard' },
 ];
 
-/** The CSRF token's field: each request's own, filled in when a kept fragment is sent (no ctx needed there). */
-export function CsrfField({ ctx }: { ctx?: PageContext }) {
-  if (renderingFragment()) return <CsrfMarker />;
-  if (!ctx) throw new Error('CsrfField needs the page context outside a fragment');
-  return <input type="hidden" name="csrfmiddlewaretoken" value={ctx.csrfToken} />;
+/** The CSRF token's field: sendPage puts the request's own token there (so kept fragments can hold forms). */
+export function CsrfField() {
+  return <CsrfMarker />;
 }
 
 export function Messages({ ctx }: { ctx: PageContext }) {
@@ -32,7 +30,34 @@ export function Messages({ ctx }: { ctx: PageContext }) {
   );
 }
 
+/**
+ * The site's layout around a page's content. Without messages it depends only on the title, the path, the user
+ * and the idle time, so its two halves are rendered once per combination and kept as fragments (decision 0016).
+ */
 export function Layout({ ctx, title, children }: { ctx: PageContext; title: string; children: ComponentChildren }) {
+  if (ctx.messages.length > 0) return <LayoutMarkup ctx={ctx} title={title}>{children}</LayoutMarkup>;
+  const user = ctx.user;
+  const key = JSON.stringify([title, ctx.path, user?.id, user?.username, user?.isAdmin, ctx.idleMinutes]);
+  let shell = shells.get(key);
+  if (shell === undefined) {
+    shell = renderAround(<LayoutMarkup ctx={ctx} title={title}>{<ContentMarker />}</LayoutMarkup>);
+    if (shells.size >= SHELLS_MAX) shells.clear();
+    shells.set(key, shell);
+  }
+  return (
+    <>
+      <FragmentSlot fragment={shell[0]} />
+      {children}
+      <FragmentSlot fragment={shell[1]} />
+    </>
+  );
+}
+
+/** Layouts kept (a page's title names its patient, so there is one per patient seen; about 2 KB each). */
+const SHELLS_MAX = 2000;
+const shells = new Map<string, [Fragment, Fragment]>();
+
+function LayoutMarkup({ ctx, title, children }: { ctx: PageContext; title: string; children: ComponentChildren }) {
   const user = ctx.user;
   return (
     <html lang="es-CO">
@@ -77,7 +102,7 @@ export function Layout({ ctx, title, children }: { ctx: PageContext; title: stri
                 {user.username}
               </a>
               <form method="post" action="/users/logout/">
-                <CsrfField ctx={ctx} />
+                <CsrfField />
                 <button type="submit" class="link-button">
                   Cerrar sesión
                 </button>

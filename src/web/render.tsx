@@ -4,10 +4,9 @@ import { render } from 'preact-render-to-string';
 import type { SessionUser } from '../users/session.repository.js';
 import type { Message } from './deps.js';
 
-/** What every page needs from the request: who is logged in, the CSRF token, the messages to show. */
+/** What every page needs from the request: who is logged in, the messages to show, where it is. */
 export interface PageContext {
   user: SessionUser | null;
-  csrfToken: string;
   messages: Message[];
   path: string;
   idleMinutes: number;
@@ -17,7 +16,6 @@ export interface PageContext {
 export function pageContext(request: FastifyRequest, reply: FastifyReply): PageContext {
   return {
     user: request.user,
-    csrfToken: reply.generateCsrf(),
     messages: reply.takeMessages(),
     path: request.url.split('?')[0] ?? '/',
     idleMinutes: request.server.deps.config.sessionIdleMinutes,
@@ -26,82 +24,131 @@ export function pageContext(request: FastifyRequest, reply: FastifyReply): PageC
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Fragments: parts of a page rendered once, kept as UTF-8 bytes, and placed in later pages as they are.
+// Pages are rendered by preact (which escapes every text and attribute) and sent as UTF-8 bytes. Parts of a page
+// that depend only on the data (a list's results, a record's forms) can be rendered once, kept as bytes, and
+// placed in later pages as they are: encoding accented text to UTF-8 takes V8's slow path, and was a large part
+// of a page's cost (decision 0016).
 //
-// Encoding a rendered page to UTF-8 is a large part of its cost (accented text takes V8's slow path), so a part
-// of a page that depends only on the data (a list's results, a record's forms) is rendered and encoded once and
-// kept, keyed by a data version (decision 0016). Each request's own CSRF token cannot be kept: inside a fragment
-// CsrfField renders a marker element, and the token's field takes its place when the page is sent. Markers are
-// elements, and preact escapes '<' in every text and attribute it renders, so no data can forge one.
+// Each request's CSRF token is never rendered into the HTML: CsrfField renders a marker element, and sendPage puts
+// the token's field in its place, in the page and in every kept fragment alike. Markers are elements, and preact
+// escapes '<' in every text and attribute it renders, so no data can forge one.
 
 const CSRF_MARKER = '<somno-csrf></somno-csrf>';
 const SLOT_MARKER = '<somno-fragment></somno-fragment>';
 
-/** Rendered HTML as UTF-8 bytes, cut where each request's CSRF field goes. */
+/** A piece of a fragment: bytes, or null where each request's CSRF field goes. */
+export type FragmentPart = Buffer | null;
+
+/** Rendered HTML as UTF-8 bytes. Fragments placed inside it are shared, not copied. */
 export interface Fragment {
-  readonly pieces: readonly Buffer[];
-  /** the bytes held, for cache bounds */
+  readonly parts: readonly FragmentPart[];
+  /** the bytes it holds itself (fragments placed inside it not counted), for cache bounds */
   readonly size: number;
 }
 
-/** What the render in progress collects: whether it renders a fragment, and the fragments a page places. */
-let renderState: { fragment: boolean; slots: Fragment[] } | null = null;
+/** The fragments placed by the render in progress (rendering is synchronous); null outside any render. */
+let placed: Fragment[] | null = null;
 
-function renderWith(node: VNode, fragment: boolean): { html: string; slots: Fragment[] } {
-  const outer = renderState;
-  const state = { fragment, slots: [] as Fragment[] };
-  renderState = state;
+/** Renders a node, then splices the fragments it placed and cuts at the CSRF markers. */
+function renderParts(node: VNode, prefix: string, kept: boolean): { parts: FragmentPart[]; size: number } {
+  const outer = placed;
+  const slots: Fragment[] = [];
+  placed = slots;
+  let html: string;
   try {
-    return { html: render(node), slots: state.slots };
+    html = prefix + render(node);
   } finally {
-    renderState = outer;
+    placed = outer;
   }
+  const parts: FragmentPart[] = [];
+  let size = 0;
+  const pushHtml = (text: string) =>
+    text.split(CSRF_MARKER).forEach((piece, i) => {
+      if (i > 0) parts.push(null);
+      if (piece === '') return;
+      const bytes = kept ? unpooled(piece) : Buffer.from(piece);
+      size += bytes.length;
+      parts.push(bytes);
+    });
+  const segments = slots.length === 0 ? [html] : html.split(SLOT_MARKER);
+  pushHtml(segments[0]!);
+  slots.forEach((fragment, i) => {
+    for (const part of fragment.parts) parts.push(part);
+    pushHtml(segments[i + 1] ?? '');
+  });
+  return { parts, size };
 }
 
-/** Renders a part of a page once; CSRF fields inside it are filled in per request by sendPage. */
+/** Renders a part of a page once, to be placed in pages (or in other fragments) by FragmentSlot. */
 export function renderFragment(node: VNode): Fragment {
-  const { html, slots } = renderWith(node, true);
-  if (slots.length > 0) throw new Error('a fragment cannot place other fragments');
-  const pieces = html.split(CSRF_MARKER).map((part) => Buffer.from(part));
-  return { pieces, size: pieces.reduce((n, b) => n + b.length, 0) };
+  return renderParts(node, '', true);
 }
 
-/** True while a fragment is rendered: CsrfField then leaves the marker. */
-export const renderingFragment = (): boolean => renderState?.fragment === true;
+/**
+ * The text's bytes in memory of their own. Node hands out short buffers as slices of shared 8 KB blocks, and one
+ * kept slice keeps its whole block alive (with many kept rows, most of the memory held was such blocks).
+ */
+function unpooled(text: string): Buffer {
+  const bytes = Buffer.from(text);
+  if (bytes.byteLength === bytes.buffer.byteLength) return bytes;
+  const own = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(own);
+  return own;
+}
 
-/** The element that stands for the CSRF field in a fragment. */
+/** Renders a frame once, cut where its one ContentMarker stands: the fragments before and after the content. */
+export function renderAround(node: VNode): [Fragment, Fragment] {
+  const frame = renderFragment(node);
+  const at = frame.parts.findIndex((part) => part !== null && part.includes(CONTENT_MARKER_BYTES));
+  if (at < 0 || frame.parts.findIndex((part, i) => i > at && part !== null && part.includes(CONTENT_MARKER_BYTES)) >= 0) {
+    throw new Error('renderAround needs exactly one ContentMarker');
+  }
+  const piece = frame.parts[at]!;
+  const cut = piece.indexOf(CONTENT_MARKER_BYTES);
+  const sized = (parts: FragmentPart[]): Fragment => ({ parts, size: parts.reduce((n, b) => n + (b?.length ?? 0), 0) });
+  return [
+    sized([...frame.parts.slice(0, at), piece.subarray(0, cut)]),
+    sized([piece.subarray(cut + CONTENT_MARKER_BYTES.length), ...frame.parts.slice(at + 1)]),
+  ];
+}
+
+/** Where renderAround cuts a frame. */
+export const ContentMarker = () => h('somno-content', null);
+const CONTENT_MARKER_BYTES = Buffer.from('<somno-content></somno-content>');
+
+/** The element CsrfField renders: sendPage replaces it with the request's token field. */
 export const CsrfMarker = () => h('somno-csrf', null);
 
-/** Places a fragment in the page being rendered by sendPage. */
+/** Places a kept fragment in the page or fragment being rendered. */
 export function FragmentSlot({ fragment }: { fragment: Fragment }) {
-  if (renderState === null || renderState.fragment) throw new Error('FragmentSlot is only for pages rendered by sendPage');
-  renderState.slots.push(fragment);
+  if (placed === null) throw new Error('FragmentSlot is only for pages rendered by sendPage or renderFragment');
+  placed.push(fragment);
   return h('somno-fragment', null);
 }
 
 /**
- * Renders a page (preact escapes text and attributes) and sends it as bytes, with its fragments in place. Sent
- * as bytes: given a string, Fastify would measure its UTF-8 length and the socket encode it again.
+ * Renders a page, fills in the CSRF fields and the fragments, and sends it as bytes (given a string, Fastify would
+ * measure its UTF-8 length and the socket encode it again).
  */
-export function sendPage(reply: FastifyReply, page: VNode, status = 200, ctx?: PageContext): FastifyReply {
-  const { html, slots } = renderWith(page, false);
-  let body: Buffer;
-  if (slots.length === 0) body = Buffer.from('<!doctype html>' + html);
-  else {
-    const token = ctx?.csrfToken ?? reply.generateCsrf();
-    const field = Buffer.from(`<input type="hidden" name="csrfmiddlewaretoken" value="${escapeAttribute(token)}"/>`);
-    const parts = html.split(SLOT_MARKER);
-    const buffers: Buffer[] = [Buffer.from('<!doctype html>' + parts[0])];
-    slots.forEach((fragment, i) => {
-      fragment.pieces.forEach((piece, j) => {
-        if (j > 0) buffers.push(field);
-        buffers.push(piece);
-      });
-      buffers.push(Buffer.from(parts[i + 1] ?? ''));
-    });
-    body = Buffer.concat(buffers);
+export function sendPage(reply: FastifyReply, page: VNode, status = 200): FastifyReply {
+  const { parts } = renderParts(page, '<!doctype html>', false);
+  let field: Buffer | null = null;
+  const body = parts.map(
+    (part) => part ?? (field ??= Buffer.from(`<input type="hidden" name="csrfmiddlewaretoken" value="${escapeAttribute(csrfToken(reply))}"/>`)),
+  );
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .send(body.length === 1 ? body[0] : Buffer.concat(body));
+}
+
+/** The request's CSRF token; none (forms then fail their check) when the request never reached the CSRF plugin. */
+function csrfToken(reply: FastifyReply): string {
+  try {
+    return reply.pageCsrfToken();
+  } catch {
+    return '';
   }
-  return reply.code(status).type('text/html; charset=utf-8').send(body);
 }
 
 const escapeAttribute = (s: string): string =>

@@ -125,7 +125,8 @@ describe('logs', () => {
       },
     });
     const options = loggerOptions('development') as Record<string, unknown>;
-    const app = await buildApp({ config: ctx.config, db: ctx.db, engine: ctx.database.handle.engine, clock: ctx.clock, logger: { ...options, level: 'trace', stream } });
+    // With every request logged (LOG_REQUESTS=true), the most the log can hold.
+    const app = await buildApp({ config: { ...ctx.config, logRequests: true }, db: ctx.db, engine: ctx.database.handle.engine, clock: ctx.clock, logger: { ...options, level: 'trace', stream } });
     try {
       await app.ready();
       const user = await createUser(ctx.db, { password: 'Contraseña-Secreta-Única-77' });

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { formatDateTimeEs } from '../../shared/dates.js';
 import { actionLabel, entityLabel, parseChanges } from '../audit.labels.js';
 import type { AuditListRow } from '../audit.repository.js';
@@ -58,8 +59,21 @@ export function AuditRow({ entry, timeZone }: { entry: AuditListRow; timeZone: s
   );
 }
 
-/** Entries as a table, newest first as given; `empty` is shown when there are none. */
-export function AuditTable({ entries, timeZone, empty }: { entries: AuditListRow[]; timeZone: string; empty: string }) {
+/**
+ * Entries as a table, newest first as given; `empty` is shown when there are none. `rowFor` may give an entry's row
+ * already rendered (AuditRowCache).
+ */
+export function AuditTable({
+  entries,
+  timeZone,
+  empty,
+  rowFor,
+}: {
+  entries: AuditListRow[];
+  timeZone: string;
+  empty: string;
+  rowFor?: (entry: AuditListRow) => ComponentChildren;
+}) {
   return (
     <div class="table-wrap">
       <table class="table" data-table="audit">
@@ -73,9 +87,7 @@ export function AuditTable({ entries, timeZone, empty }: { entries: AuditListRow
           </tr>
         </thead>
         <tbody>
-          {entries.map((e) => (
-            <AuditRow entry={e} timeZone={timeZone} />
-          ))}
+          {entries.map((e) => (rowFor ? rowFor(e) : <AuditRow entry={e} timeZone={timeZone} />))}
           {entries.length === 0 && (
             <tr>
               <td colSpan={5} class="muted">

@@ -69,7 +69,7 @@ export function ArchivePage({
       </section>
       <section aria-labelledby="timeline_h">
         <h2 id="timeline_h">Registros del ingreso (del más reciente al más antiguo)</h2>
-        <RecordTimeline ctx={ctx} patientId={patient.id} records={records} voidable={false} timeZone={timeZone} />
+        <RecordTimeline patientId={patient.id} records={records} voidable={false} timeZone={timeZone} />
       </section>
       <section aria-labelledby="cycles_h">
         <h2 id="cycles_h">Ingresos del paciente</h2>

@@ -4,8 +4,6 @@ import type { PatientRow } from '../../patients/patient.table.js';
 import { labelOf } from '../../patients/patient.rules.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { EXAM_KINDS } from '../exam.rules.js';
-import { Layout } from '../../web/layout.js';
-import type { PageContext } from '../../web/render.js';
 import type { CycleSummary, ExamRecordView, SeriesRow } from '../exam.repository.js';
 import { CycleList, EstadoBadge, fullName, PatientSummary, RecordTimeline } from './components.js';
 import { ExamForms, KIND_PATHS, type PostedForm } from './forms.js';
@@ -23,12 +21,17 @@ export interface ClinicalViewData {
   posted?: PostedForm;
 }
 
-/** GET /exams/<patient_id>/: the patient, the ACTIVO cycle's records newest first, trends and the forms. */
-export function ClinicalPage({ ctx, data }: { ctx: PageContext; data: ClinicalViewData }) {
+export const clinicalTitle = (patient: PatientRow) => `Vista clínica · ${fullName(patient)}`;
+
+/**
+ * GET /exams/<patient_id>/ inside the layout: the patient, the ACTIVO cycle's records newest first, trends and
+ * the forms. Without a posted form it depends on the data alone, and is rendered once per version (decision 0016).
+ */
+export function ClinicalContent({ data }: { data: ClinicalViewData }) {
   const { patient, today, active, cycles } = data;
   const suspended = cycles.find((c) => c.estado === 'SUSPENDIDO');
   return (
-    <Layout ctx={ctx} title={`Vista clínica · ${fullName(patient)}`}>
+    <>
       <p>
         <a href="/exams/">← Exámenes</a>
       </p>
@@ -57,9 +60,9 @@ export function ClinicalPage({ ctx, data }: { ctx: PageContext; data: ClinicalVi
               Agregar: <a href="#form-monitoreo">Monitoreo</a> · <a href="#form-psicologia">Psicología</a> ·{' '}
               <a href="#form-otros">Otro examen</a>
             </p>
-            <RecordTimeline ctx={ctx} patientId={patient.id} records={data.records} voidable timeZone={data.timeZone} />
+            <RecordTimeline patientId={patient.id} records={data.records} voidable timeZone={data.timeZone} />
           </section>
-          <ExamForms ctx={ctx} patientId={patient.id} today={today} posted={data.posted} />
+          <ExamForms patientId={patient.id} today={today} posted={data.posted} />
         </>
       ) : (
         <div class="message message-info no-activo" data-no-activo="true">
@@ -80,6 +83,6 @@ export function ClinicalPage({ ctx, data }: { ctx: PageContext; data: ClinicalVi
         <h2 id="cycles_h">Ingresos del paciente</h2>
         <CycleList patientId={patient.id} cycles={cycles} />
       </section>
-    </Layout>
+    </>
   );
 }

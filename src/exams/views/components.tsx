@@ -181,7 +181,7 @@ function RecordValues({ r }: { r: ExamRecordView }) {
   );
 }
 
-function VoidForm({ ctx, patientId, record }: { ctx: PageContext; patientId: number; record: ExamRecordView }) {
+function VoidForm({ patientId, record }: { patientId: number; record: ExamRecordView }) {
   const inputId = `motivo_anulacion_${record.id}`;
   return (
     <details class="void">
@@ -192,7 +192,7 @@ function VoidForm({ ctx, patientId, record }: { ctx: PageContext; patientId: num
         class="inline-form"
         data-confirm="¿Anular este registro? Dejará de verse en la vista clínica y quedará en el historial del ingreso."
       >
-        <CsrfField ctx={ctx} />
+        <CsrfField />
         <div class="field">
           <label for={inputId}>Motivo de la anulación</label>
           <input id={inputId} name="motivo_anulacion" type="text" required maxLength={EXAM_TEXT_MAX.motivo_anulacion} />
@@ -210,13 +210,11 @@ function VoidForm({ ctx, patientId, record }: { ctx: PageContext; patientId: num
  * view voided records are shown marked, with who voided them and why.
  */
 export function RecordTimeline({
-  ctx,
   patientId,
   records,
   voidable,
   timeZone,
 }: {
-  ctx: PageContext;
   patientId: number;
   records: ExamRecordView[];
   voidable: boolean;
@@ -255,7 +253,7 @@ export function RecordTimeline({
                 {r.motivo_anulacion}
               </p>
             )}
-            {voidable && !r.anulado_at && <VoidForm ctx={ctx} patientId={patientId} record={r} />}
+            {voidable && !r.anulado_at && <VoidForm patientId={patientId} record={r} />}
           </article>
         </li>
       ))}

@@ -4,7 +4,6 @@
 import type { ComponentChildren } from 'preact';
 import { FormError, SelectField, TextAreaField, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
 import { CsrfField } from '../../web/layout.js';
-import type { PageContext } from '../../web/render.js';
 import { EXAM_TEXT_MAX, TIPOS_MONITOREO, TIPOS_SESION, type ExamKindValue } from '../exam.rules.js';
 
 export interface PostedForm {
@@ -17,14 +16,12 @@ export interface PostedForm {
 export const KIND_PATHS: Record<ExamKindValue, string> = { MONITOREO: 'monitoreo', PSICOLOGIA: 'psicologia', OTRO: 'otros' };
 
 function ExamForm({
-  ctx,
   patientId,
   kind,
   title,
   errors,
   children,
 }: {
-  ctx: PageContext;
   patientId: number;
   kind: ExamKindValue;
   title: string;
@@ -35,7 +32,7 @@ function ExamForm({
   return (
     <form method="post" action={`/exams/${patientId}/${path}/`} id={`form-${path}`} class="card exam-form" data-exam-form={kind}>
       <h3>{title}</h3>
-      <CsrfField ctx={ctx} />
+      <CsrfField />
       <FormError errors={errors} />
       {children}
       <div class="actions">
@@ -47,7 +44,7 @@ function ExamForm({
   );
 }
 
-export function ExamForms({ ctx, patientId, today, posted }: { ctx: PageContext; patientId: number; today: string; posted?: PostedForm }) {
+export function ExamForms({ patientId, today, posted }: { patientId: number; today: string; posted?: PostedForm }) {
   const state = (kind: ExamKindValue) => {
     const prefix = `${KIND_PATHS[kind]}_`;
     if (posted?.kind === kind) return { values: posted.values, errors: posted.errors, idPrefix: prefix };
@@ -62,7 +59,7 @@ export function ExamForms({ ctx, patientId, today, posted }: { ctx: PageContext;
     <section class="exam-forms" aria-labelledby="forms_h">
       <h2 id="forms_h">Agregar un registro</h2>
       <div class="grid-2">
-        <ExamForm ctx={ctx} patientId={patientId} kind="MONITOREO" title="Monitoreo" errors={m.errors}>
+        <ExamForm patientId={patientId} kind="MONITOREO" title="Monitoreo" errors={m.errors}>
           <TextField {...m} name="fecha" label="Fecha" type="date" required />
           <SelectField {...m} name="tipo" label="Tipo" choices={TIPOS_MONITOREO} required />
           <div class="fields">
@@ -75,7 +72,7 @@ export function ExamForms({ ctx, patientId, today, posted }: { ctx: PageContext;
           </div>
           <TextAreaField {...m} name="observaciones" label="Observaciones" maxLength={EXAM_TEXT_MAX.observaciones} />
         </ExamForm>
-        <ExamForm ctx={ctx} patientId={patientId} kind="PSICOLOGIA" title="Psicología" errors={p.errors}>
+        <ExamForm patientId={patientId} kind="PSICOLOGIA" title="Psicología" errors={p.errors}>
           <TextField {...p} name="fecha" label="Fecha" type="date" required />
           <SelectField {...p} name="tipo_sesion" label="Tipo de sesión" choices={TIPOS_SESION} required />
           <div class="fields">
@@ -85,7 +82,7 @@ export function ExamForms({ ctx, patientId, today, posted }: { ctx: PageContext;
           </div>
           <TextAreaField {...p} name="observaciones" label="Observaciones" maxLength={EXAM_TEXT_MAX.observaciones} />
         </ExamForm>
-        <ExamForm ctx={ctx} patientId={patientId} kind="OTRO" title="Otro examen" errors={o.errors}>
+        <ExamForm patientId={patientId} kind="OTRO" title="Otro examen" errors={o.errors}>
           <TextField {...o} name="fecha" label="Fecha" type="date" required />
           <TextField {...o} name="nombre_examen" label="Nombre del examen" required maxLength={EXAM_TEXT_MAX.nombre_examen} />
           <TextAreaField {...o} name="resultado" label="Resultado" maxLength={EXAM_TEXT_MAX.resultado} />

@@ -12,7 +12,7 @@ export function CreatePatientPage({ ctx, values, errors }: { ctx: PageContext; v
       <h1>Nuevo paciente</h1>
       <p class="muted">Los campos marcados con * son obligatorios. Al guardar se abre su primer ciclo (ingreso) ACTIVO.</p>
       <form method="post" action="/patients/create/" novalidate class="patient-form">
-        <CsrfField ctx={ctx} />
+        <CsrfField />
         <FormError errors={errors} />
         {Object.keys(errors).length > 0 && !errors._form && (
           <div class="message message-error" role="alert" data-message-level="error">

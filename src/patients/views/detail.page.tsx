@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import type { IngresoRow } from '../../ingresos/ingreso.table.js';
 import type { AuditListRow } from '../../audit/audit.repository.js';
 import { PatientHistory } from '../../audit/views/patient-history.js';
@@ -26,26 +27,43 @@ export interface PatientDetail {
   /** The ACTIVO Ingreso (the spec's ingreso_actual), or null. */
   ingreso: IngresoRow | null;
   mesCapita: number | null;
-  history: AuditListRow[];
 }
 
 const dec = (n: number | null, unit: string) => (n === null ? '—' : `${formatHundredths(n)} ${unit}`);
 
+export const patientTitle = (p: PatientRow) => `${p.nombre} ${p.apellido}`;
+
+/** GET /patients/<id>/: the patient's record (kept as a fragment after a GET), then the history of the record. */
 export function PatientDetailPage({
   ctx,
-  detail,
-  values,
-  errors,
+  title,
+  record,
+  history,
+  historyRow,
   timeZone,
   historyLimit,
 }: {
   ctx: PageContext;
-  detail: PatientDetail;
-  values: FormValues;
-  errors: FieldErrors;
+  title: string;
+  record: ComponentChildren;
+  history: AuditListRow[];
+  historyRow?: (entry: AuditListRow) => ComponentChildren;
   timeZone: string;
   historyLimit: number;
 }) {
+  return (
+    <Layout ctx={ctx} title={title}>
+      {record}
+      <PatientHistory entries={history} timeZone={timeZone} limit={historyLimit} rowFor={historyRow} />
+    </Layout>
+  );
+}
+
+/**
+ * The record: the patient's data, the current Ingreso and the edit form. Without a posted form it depends on the
+ * data and the day alone, and is rendered once per version (decision 0016).
+ */
+export function PatientRecord({ detail, values, errors }: { detail: PatientDetail; values: FormValues; errors: FieldErrors }) {
   const { patient: p, ingreso } = detail;
   const estaActivo = ingreso !== null;
   const rows: [string, string][] = [
@@ -73,7 +91,7 @@ export function PatientDetailPage({
     ['Valor cápita', formatCop(p.valor_capita)],
   ];
   return (
-    <Layout ctx={ctx} title={`${p.nombre} ${p.apellido}`}>
+    <>
       <p>
         <a href="/patients/">← Pacientes</a>
       </p>
@@ -129,7 +147,7 @@ export function PatientDetailPage({
       <section aria-labelledby="editar-title">
         <h2 id="editar-title">Editar datos</h2>
         <form method="post" action={`/patients/${p.id}/`} novalidate class="patient-form">
-          <CsrfField ctx={ctx} />
+          <CsrfField />
           <FormError errors={errors} />
           {Object.keys(errors).length > 0 && !errors._form && (
             <div class="message message-error" role="alert" data-message-level="error">
@@ -144,7 +162,6 @@ export function PatientDetailPage({
           </div>
         </form>
       </section>
-      <PatientHistory entries={detail.history} timeZone={timeZone} limit={historyLimit} />
-    </Layout>
+    </>
   );
 }

@@ -12,6 +12,7 @@ import {
   type Choice,
 } from '../patient.rules.js';
 import { SelectField, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { FragmentSlot, renderFragment } from '../../web/render.js';
 
 // The catalogue for public/app.js, which narrows the city list when the department changes. A JSON data block
 // (not executable, so the CSP allows it); '<', '>' and '&' are escaped so the text can never close the element.
@@ -22,9 +23,14 @@ const DIVIPOLA_JSON = JSON.stringify(Object.fromEntries(DIVIPOLA.map((d) => [d.n
   .replace(/\u2028/g, '\\u2028')
   .replace(/\u2029/g, '\\u2029');
 
+// Constant built from our own catalogue above, never from request data. Rendered and encoded once (14 KB, half of a
+// patient's form) and shared by every page and kept record that places it (decision 0016).
+const DIVIPOLA_SCRIPT = renderFragment(
+  <script type="application/json" id="divipola-json" dangerouslySetInnerHTML={{ __html: DIVIPOLA_JSON }} />,
+);
+
 export function DivipolaJson() {
-  // Constant built from our own catalogue above, never from request data.
-  return <script type="application/json" id="divipola-json" dangerouslySetInnerHTML={{ __html: DIVIPOLA_JSON }} />;
+  return <FragmentSlot fragment={DIVIPOLA_SCRIPT} />;
 }
 
 /** Options as strings, plus the posted value when it is not one of them, so an invalid choice is shown again. */

@@ -9,7 +9,7 @@ export function LoginPage({ ctx, values, errors, next }: { ctx: PageContext; val
         <h1>Iniciar sesión</h1>
         <p class="muted">Programa de apnea del sueño e insomnio.</p>
         <form method="post" action={next ? `/users/login/?next=${encodeURIComponent(next)}` : '/users/login/'} novalidate>
-          <CsrfField ctx={ctx} />
+          <CsrfField />
           <FormError errors={errors} />
           <TextField name="username" label="Usuario" values={values} errors={errors} required maxLength={150} autocomplete="username" />
           <TextField name="password" label="Contraseña" type="password" values={{}} errors={errors} required maxLength={128} autocomplete="current-password" />
@@ -29,7 +29,7 @@ export function LogoutPage({ ctx }: { ctx: PageContext }) {
         <h1>Cerrar sesión</h1>
         <p>¿Desea cerrar su sesión en este equipo?</p>
         <form method="post" action="/users/logout/">
-          <CsrfField ctx={ctx} />
+          <CsrfField />
           <button type="submit" class="button primary">
             Cerrar sesión
           </button>
@@ -46,7 +46,7 @@ export function SetupPage({ ctx, values, errors, token }: { ctx: PageContext; va
         <h1>Configuración inicial</h1>
         <p>Cree la cuenta del primer administrador. Este enlace deja de funcionar en cuanto exista un usuario.</p>
         <form method="post" action="/users/setup/" novalidate>
-          <CsrfField ctx={ctx} />
+          <CsrfField />
           <input type="hidden" name="token" value={token} />
           <FormError errors={errors} />
           <TextField name="username" label="Usuario" values={values} errors={errors} required maxLength={150} autocomplete="username" />

@@ -31,7 +31,7 @@ export function PasswordPage({
         <section class="card">
           <h2>Cambiar contraseña</h2>
           <form method="post" action="/users/password/" novalidate>
-            <CsrfField ctx={ctx} />
+            <CsrfField />
             <FormError errors={errors} />
             <TextField name="old_password" label="Contraseña actual" type="password" values={empty} errors={errors} required maxLength={128} autocomplete="current-password" />
             <TextField name="new_password1" label="Nueva contraseña" type="password" values={empty} errors={errors} required maxLength={128} hint="Al menos 12 caracteres, distinta del usuario." autocomplete="new-password" />
@@ -68,7 +68,7 @@ export function PasswordPage({
           </div>
           {others > 0 && (
             <form method="post" action="/users/sessions/end-others/">
-              <CsrfField ctx={ctx} />
+              <CsrfField />
               <button type="submit" class="button">
                 Cerrar las otras {others} sesiones
               </button>

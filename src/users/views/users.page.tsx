@@ -65,7 +65,7 @@ export function UsersPage({
       <section class="card" id="crear">
         <h2>Crear usuario</h2>
         <form method="post" action="/users/create/" novalidate>
-          <CsrfField ctx={ctx} />
+          <CsrfField />
           <FormError errors={errors} />
           <TextField name="username" label="Usuario" values={values} errors={errors} required maxLength={USERNAME_MAX} autocomplete="off" />
           <TextField
@@ -134,7 +134,7 @@ export function UserDetailPage({
                 action={`/users/${user.id}/deactivate/`}
                 data-confirm={`¿Desactivar a ${user.username}? Sus sesiones abiertas se cerrarán de inmediato.`}
               >
-                <CsrfField ctx={ctx} />
+                <CsrfField />
                 <button type="submit" class="button danger">
                   Desactivar
                 </button>
@@ -142,7 +142,7 @@ export function UserDetailPage({
             )
           ) : (
             <form method="post" action={`/users/${user.id}/reactivate/`}>
-              <CsrfField ctx={ctx} />
+              <CsrfField />
               <button type="submit" class="button">
                 Reactivar
               </button>
@@ -156,7 +156,7 @@ export function UserDetailPage({
           <h2>Restablecer contraseña</h2>
           <p class="muted">La nueva contraseña reemplaza la anterior y cierra todas las sesiones de este usuario.</p>
           <form method="post" action={`/users/${user.id}/password/`} novalidate>
-            <CsrfField ctx={ctx} />
+            <CsrfField />
             <FormError errors={errors} />
             <TextField
               name="password"
