@@ -85,8 +85,17 @@ async function planOf(s: Statement): Promise<string[]> {
   });
 }
 
-/** Requests a page; returns the plans of the SELECTs it ran, each with its statement. */
-async function plansOfPage(url: string): Promise<{ sql: string; plan: string[] }[]> {
+/**
+ * Pages are kept per data version once rendered (decision 0016): a change to a patient makes the next request
+ * compute the page again, with every statement it needs.
+ */
+async function forgetKeptPages(): Promise<void> {
+  await sql`update patients set updated_at = updated_at where id = ${patientId}`.execute(db);
+}
+
+/** Requests a page as computed anew; returns the plans of the SELECTs it ran, each with its statement. */
+async function plansOfPage(url: string, options: { kept?: boolean } = {}): Promise<{ sql: string; plan: string[] }[]> {
+  if (!options.kept) await forgetKeptPages();
   capture.statements = [];
   const res = await client.get(url);
   assert.equal(res.status, 200, `${url} answered ${res.status}`);
@@ -200,6 +209,15 @@ describe(`query plans (engine=${ENGINE})`, () => {
   test('/exams/<id>/ reads the active cycle’s records by Ingreso', async () => {
     assertUses(await plansOfPage(`/exams/${patientId}/`), ['exam_records_ingreso_idx']);
   });
+
+  test('a kept list page reads the session and the data version only', async () => {
+    await plansOfPage('/patients/?mes_filtro=7');
+    const plans = await plansOfPage('/patients/?mes_filtro=7', { kept: true });
+    assert.deepEqual(
+      plans.map((p) => /from "(\w+)"/.exec(p.sql)?.[1]),
+      ['sessions', 'dashboard_version'],
+    );
+  });
 });
 
 // The dashboard and capita.csv (docs/performance.md items 4 and 5; migration 0021). The dashboard's figures are
@@ -222,7 +240,7 @@ describe(`query plans of the dashboard and the capitation report (engine=${ENGIN
 
   test('/dashboard/ served from the cache reads the session and the data version only', async () => {
     await plansOfPage('/dashboard/');
-    const plans = await plansOfPage('/dashboard/');
+    const plans = await plansOfPage('/dashboard/', { kept: true });
     assert.deepEqual(
       plans.map((p) => /from "(\w+)"/.exec(p.sql)?.[1]),
       ['sessions', 'dashboard_version'],
