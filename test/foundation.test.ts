@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { buildApp } from '../src/app.js';
+import { Writable } from 'node:stream';
+import { buildApp, loggerOptions } from '../src/app.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import {
   createTestContext,
@@ -410,6 +411,7 @@ describe('configuration', () => {
       ['DATABASE_URL', 'mysql://x'],
       ['SESSION_IDLE_MINUTES', '0'],
       ['APP_ENV', 'staging'],
+      ['LOG_REQUESTS', 'quizás'],
     ] as const) {
       assert.throws(
         () => loadConfig({ APP_ENV: 'test', SIGNING_SECRET: 'x'.repeat(40), [name]: value }, '/nonexistent'),
@@ -463,5 +465,38 @@ describe('CSRF for Django-style clients', () => {
     forged.cookies.set('csrftoken', 'abc');
     const refused = await forged.post('/users/sessions/end-others/', {}, { csrf: false, headers: { 'x-csrftoken': 'abc' } });
     assert.equal(refused.status, 403);
+  });
+});
+
+describe('request log', () => {
+  const logged = async (env: Record<string, string>) => {
+    let log = '';
+    const stream = new Writable({
+      write(chunk, _enc, cb) {
+        log += String(chunk);
+        cb();
+      },
+    });
+    const ctx = await createTestContext({ env });
+    const app = await buildApp({
+      config: ctx.config,
+      db: ctx.db,
+      engine: ctx.database.handle.engine,
+      clock: ctx.clock,
+      logger: { ...(loggerOptions('production') as object), stream },
+    });
+    try {
+      await app.inject('/healthz');
+      await app.inject('/users/login/');
+    } finally {
+      await app.close();
+      await ctx.close();
+    }
+    return log;
+  };
+
+  test('one line a request with LOG_REQUESTS=true, none by default', async () => {
+    assert.equal((await logged({ LOG_REQUESTS: 'true' })).split('\n').filter((l) => l.includes('request completed')).length, 2);
+    assert.doesNotMatch(await logged({}), /request completed/);
   });
 });
