@@ -18,6 +18,7 @@ import { userAdminRoutes } from './users/admin.routes.js';
 import { authRoutes } from './users/auth.routes.js';
 import type { AppDeps } from './web/deps.js';
 import { createViewAuditQueue } from './audit/audit.queue.js';
+import { startViewWriter } from './audit/audit.writer.js';
 import { registerErrorHandling } from './web/errors.js';
 import { parseFormBody } from './web/form.js';
 import { guardPlugin } from './web/guard.js';
@@ -66,6 +67,8 @@ export interface BuildAppOptions extends AppDeps {
    * 0011); 0 writes each at once. Default: 50 ms, or 0 when APP_ENV=test.
    */
   auditViewFlushMs?: number;
+  /** The SQLite file, when the database is one: views are then written by a worker thread of their own. */
+  sqliteFile?: string | null;
 }
 
 /**
@@ -111,8 +114,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     logController: new CompletedOnlyLogController(config.logRequests),
   });
   app.decorate('deps', { config, db, engine, clock } satisfies AppDeps);
+  const flushMs = options.auditViewFlushMs ?? (config.appEnv === 'test' ? 0 : 50);
   const auditViews = createViewAuditQueue(db, {
-    flushMs: options.auditViewFlushMs ?? (config.appEnv === 'test' ? 0 : 50),
+    flushMs,
+    // SQLite: the groups are committed by a thread of their own, so their fsync never holds requests (decision 0017).
+    writer: engine === 'sqlite' && options.sqliteFile && flushMs > 0 ? startViewWriter(options.sqliteFile) : null,
     onError: (err) => app.log.error({ err }, 'audit views could not be written; retrying'),
   });
   app.decorate('auditViews', auditViews);

@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     engine: handle.engine,
     clock: systemClock,
     setupToken,
+    sqliteFile: handle.sqliteFile,
     logger: { ...(loggerOptions(config.appEnv) as object), stream: logDestination },
   });
 

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { TestClient, TestClock, createTestDatabase, createUser, login, testConfig, type TestDatabase } from '../../test/helpers.js';
+import { ENGINE, TestClient, TestClock, createTestDatabase, createUser, login, testConfig, type TestDatabase } from '../../test/helpers.js';
 import { buildApp } from '../app.js';
 import type { Db } from '../db/database.js';
 import { createPatient } from '../patients/patient.fixtures.js';
 import { createViewAuditQueue, withPendingViews } from './audit.queue.js';
+import { startViewWriter } from './audit.writer.js';
 
 let database: TestDatabase;
 let db: Db;
@@ -53,6 +54,22 @@ describe('views of a record are written to the audit trail in groups', () => {
     assert.equal(errors.length, 1);
     assert.equal(bad.pendingForPatient(p.id).length, 1);
     assert.equal(await views(p.id), 3);
+    await queue.close();
+  });
+
+  test('on SQLite a thread of its own writes the groups: shown while pending, committed, failures kept', { skip: ENGINE !== 'sqlite' ? 'SQLite only' : false }, async () => {
+    const errors: unknown[] = [];
+    const p = await createPatient(db, { nombre: 'Hilo' });
+    const entry = { at: new Date('2026-11-22T10:00:00.000Z'), actor: null, action: 'patient.view', entityType: 'patient', entityId: p.id, patientId: p.id };
+    const queue = createViewAuditQueue(db, { flushMs: 20, onError: (e) => errors.push(e), writer: startViewWriter(database.handle.sqliteFile!) });
+    await queue.record(entry);
+    await queue.record({ ...entry, actor: { id: 999_999_999, username: 'nadie' } });
+    assert.equal(queue.pendingForPatient(p.id).length, 2, 'pending views show at once');
+    for (let i = 0; i < 100 && (await views(p.id)) < 1; i++) await new Promise((r) => setTimeout(r, 20));
+    await queue.flush();
+    assert.equal(await views(p.id), 1, 'the good row was committed by the thread');
+    assert.equal(errors.length >= 1, true, 'the refused row was reported');
+    assert.equal(queue.pendingForPatient(p.id).length, 1, 'and kept for the next group');
     await queue.close();
   });
 

@@ -4,6 +4,7 @@
 
 import type { Db } from '../db/database.js';
 import type { AuditEntry, AuditListRow } from './audit.repository.js';
+import type { ViewWriter } from './audit.writer.js';
 
 /** Rows a single INSERT carries (9 parameters a row: far below both engines' limits). */
 const CHUNK = 500;
@@ -47,14 +48,20 @@ const rowOf = (entry: AuditEntry): Row => ({
  * `flushMs` 0: every view is written at once, in its own transaction (the tests' default). Otherwise views wait
  * at most `flushMs` and are written together; a failed write is retried with the next group (and reported).
  */
-export function createViewAuditQueue(db: Db, options: { flushMs: number; onError: (err: unknown) => void }): ViewAuditQueue {
+export function createViewAuditQueue(
+  db: Db,
+  options: { flushMs: number; onError: (err: unknown) => void; writer?: ViewWriter | null },
+): ViewAuditQueue {
   let queued: Row[] = [];
   let writing: Row[] = [];
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> = Promise.resolve();
   let closed = false;
 
+  const writer = options.flushMs > 0 ? (options.writer ?? null) : null;
+  // The worker writes the groups while the server runs; at shutdown what is left is written here.
   const write = async (rows: Row[]) => {
+    if (writer && !closed) return writer.write(rows);
     await db.transaction().execute(async (trx) => {
       for (let i = 0; i < rows.length; i += CHUNK) await trx.insertInto('audit_log').values(rows.slice(i, i + CHUNK)).execute();
     });
@@ -120,6 +127,7 @@ export function createViewAuditQueue(db: Db, options: { flushMs: number; onError
     async close() {
       closed = true;
       await flush();
+      await writer?.close();
     },
   };
 }

@@ -18,8 +18,12 @@ export const SERVER_BUNDLE = path.join(ROOT, 'dist', 'server.js');
 
 export async function buildServer(): Promise<string> {
   await build({
-    entryPoints: [path.join(ROOT, 'src', 'server.ts')],
-    outfile: SERVER_BUNDLE,
+    // The server, and the audit writer's worker thread beside it (src/audit/audit.writer.ts finds it there).
+    entryPoints: [
+      { in: path.join(ROOT, 'src', 'server.ts'), out: 'server' },
+      { in: path.join(ROOT, 'src', 'audit', 'audit.writer.ts'), out: 'audit-writer' },
+    ],
+    outdir: path.dirname(SERVER_BUNDLE),
     bundle: true,
     platform: 'node',
     format: 'esm',

@@ -1,0 +1,107 @@
+// The groups of views of decision 0011, written to a SQLite database by a worker thread with its own connection
+// (decision 0017): better-sqlite3 runs a commit, and its fsync (synchronous = FULL), on the thread that calls it,
+// and on the server's thread that held every request for 5 to 10 ms every 50 ms. Same file, same pragmas, same
+// durability: the queue keeps a group (and shows it in the patient's history) until the worker says it committed.
+//
+// This one module is both sides: imported, it starts the worker (startViewWriter); run as the worker, it writes.
+// The build bundles it as dist/audit-writer.js beside dist/server.js.
+
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import SQLite from 'better-sqlite3';
+import type { AuditLogTable } from './audit.table.js';
+
+/** A row of audit_log as the queue holds it. */
+export type ViewRow = Omit<AuditLogTable, 'id'>;
+
+interface Request {
+  id: number;
+  rows: ViewRow[];
+}
+type Reply = { id: number; ok: true } | { id: number; ok: false; error: string };
+
+const COLUMNS = ['at', 'user_id', 'username', 'action', 'entity_type', 'entity_id', 'patient_id', 'changes', 'request_id'] as const;
+
+export interface ViewWriter {
+  /** Writes the rows in one transaction; resolves once committed, rejects (nothing written) on any failure. */
+  write(rows: ViewRow[]): Promise<void>;
+  /** Ends the worker (after the writes in flight). */
+  close(): Promise<void>;
+}
+
+/**
+ * The worker: the bundle beside the bundled server (npm start), or, run from the TypeScript sources (tests, tsx),
+ * this module itself, loaded through tsx's loader registered inside the thread (a loader of the main thread does
+ * not reach worker threads on Node 20).
+ */
+function startWorker(file: string): Worker {
+  const here = fileURLToPath(import.meta.url);
+  const bundled = path.join(path.dirname(here), 'audit-writer.js');
+  if (!here.endsWith('.ts') && existsSync(bundled)) return new Worker(bundled, { workerData: { file } });
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(pathToFileURL(here).href)}); })`;
+  return new Worker(boot, { eval: true, workerData: { file } });
+}
+
+export function startViewWriter(file: string): ViewWriter {
+  const worker = startWorker(file);
+  const waiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  let next = 0;
+  let failure: Error | null = null;
+  const failAll = (err: Error) => {
+    failure = err;
+    for (const w of waiting.values()) w.reject(err);
+    waiting.clear();
+  };
+  worker.on('message', (reply: Reply) => {
+    const w = waiting.get(reply.id);
+    waiting.delete(reply.id);
+    if (waiting.size === 0) worker.unref();
+    if (reply.ok) w?.resolve();
+    else w?.reject(new Error(reply.error));
+  });
+  worker.on('error', failAll);
+  worker.on('exit', () => failAll(failure ?? new Error('the audit writer thread ended')));
+  // The thread keeps the process alive only while a write is on its way.
+  worker.unref();
+  return {
+    write(rows) {
+      if (failure) return Promise.reject(failure);
+      const id = ++next;
+      return new Promise<void>((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        worker.ref();
+        worker.postMessage({ id, rows } satisfies Request);
+      });
+    },
+    async close() {
+      await worker.terminate();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The worker side.
+
+if (!isMainThread && parentPort && (workerData as { file?: unknown } | null)?.file) {
+  const port = parentPort;
+  const db = new SQLite((workerData as { file: string }).file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('synchronous = FULL');
+  const insert = db.prepare(`insert into audit_log (${COLUMNS.join(', ')}) values (${COLUMNS.map(() => '?').join(', ')})`);
+  const writeAll = db.transaction((rows: ViewRow[]) => {
+    for (const row of rows) insert.run(COLUMNS.map((c) => row[c]));
+  });
+  port.on('message', (request: Request) => {
+    try {
+      writeAll(request.rows);
+      port.postMessage({ id: request.id, ok: true } satisfies Reply);
+    } catch (err) {
+      port.postMessage({ id: request.id, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies Reply);
+    }
+  });
+}
