@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { ContentMarker, CsrfMarker, FragmentSlot, renderAround, type Fragment, type PageContext } from './render.js';
+import { ContentMarker, CsrfMarker, FragmentSlot, renderFrame, type Fragment, type PageContext } from './render.js';
 
 const NAV = [
   { href: '/patients/', label: 'Pacientes' },
@@ -31,40 +31,48 @@ export function Messages({ ctx }: { ctx: PageContext }) {
 }
 
 /**
- * The site's layout around a page's content. Without messages it depends only on the title, the path, the user
- * and the idle time, so its two halves are rendered once per combination and kept as fragments (decision 0016).
+ * The site's layout around a page's content. Without messages it depends only on which menu entry is current, the
+ * user and the idle time: its parts around the title and the content are rendered once per combination and kept
+ * as fragments (decision 0016); the title is the one part written per page.
  */
 export function Layout({ ctx, title, children }: { ctx: PageContext; title: string; children: ComponentChildren }) {
-  if (ctx.messages.length > 0) return <LayoutMarkup ctx={ctx} title={title}>{children}</LayoutMarkup>;
+  const fullTitle = `${title} · Somno`;
+  if (ctx.messages.length > 0) return <LayoutMarkup ctx={ctx} title={fullTitle}>{children}</LayoutMarkup>;
   const user = ctx.user;
-  const key = JSON.stringify([title, ctx.path, user?.id, user?.username, user?.isAdmin, ctx.idleMinutes]);
+  const key = JSON.stringify([currentEntries(ctx.path), user?.id, user?.username, user?.isAdmin, ctx.idleMinutes]);
   let shell = shells.get(key);
   if (shell === undefined) {
-    shell = renderAround(<LayoutMarkup ctx={ctx} title={title}>{<ContentMarker />}</LayoutMarkup>);
+    shell = renderFrame(<LayoutMarkup ctx={ctx} title={<ContentMarker />}>{<ContentMarker />}</LayoutMarkup>, 2);
     if (shells.size >= SHELLS_MAX) shells.clear();
     shells.set(key, shell);
   }
   return (
     <>
-      <FragmentSlot fragment={shell[0]} />
+      <FragmentSlot fragment={shell[0]!} />
+      {fullTitle}
+      <FragmentSlot fragment={shell[1]!} />
       {children}
-      <FragmentSlot fragment={shell[1]} />
+      <FragmentSlot fragment={shell[2]!} />
     </>
   );
 }
 
-/** Layouts kept (a page's title names its patient, so there is one per patient seen; about 2 KB each). */
-const SHELLS_MAX = 2000;
-const shells = new Map<string, [Fragment, Fragment]>();
+/** Layouts kept: one per user and current menu entry (about 2 KB each). */
+const SHELLS_MAX = 1000;
+const shells = new Map<string, Fragment[]>();
 
-function LayoutMarkup({ ctx, title, children }: { ctx: PageContext; title: string; children: ComponentChildren }) {
+/** Which menu entries a path marks as current: all the layout reads of the path. */
+const currentEntries = (path: string): string =>
+  NAV.map((item) => (isCurrent(path, item.href) ? '1' : '0')).join('') + (path === '/users/' ? '1' : '0');
+
+function LayoutMarkup({ ctx, title, children }: { ctx: PageContext; title: ComponentChildren; children: ComponentChildren }) {
   const user = ctx.user;
   return (
     <html lang="es-CO">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${title} · Somno`}</title>
+        <title>{title}</title>
         <link rel="stylesheet" href="/static/app.css" />
         <script src="/static/app.js" defer></script>
       </head>

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Fastify from 'fastify';
 import { CsrfField } from './layout.js';
-import { FragmentSlot, renderAround, renderFragment, sendPage, ContentMarker, type Fragment } from './render.js';
+import { FragmentSlot, renderFrame, renderFragment, sendPage, ContentMarker, type Fragment } from './render.js';
 
 const text = (f: Fragment, field = '[CSRF]') => f.parts.map((p) => (p === null ? field : p.toString('utf8'))).join('');
 
@@ -72,17 +72,24 @@ describe('fragments', () => {
     assert.equal(outer.size, Buffer.byteLength('<div><b>x</b></div>'));
   });
 
-  test('renderAround cuts a frame where its content goes', () => {
-    const [before, after] = renderAround(
+  test('renderFrame cuts a frame where its contents go', () => {
+    const [before, between, after] = renderFrame(
       <main>
-        <h1>Título</h1>
+        <h1>
+          <ContentMarker />
+        </h1>
+        <form>
+          <CsrfField />
+        </form>
         <ContentMarker />
         <footer>fin</footer>
       </main>,
+      2,
     );
-    assert.equal(text(before), '<main><h1>Título</h1>');
-    assert.equal(text(after), '<footer>fin</footer></main>');
-    assert.throws(() => renderAround(<main />), /exactly one ContentMarker/);
+    assert.equal(text(before!), '<main><h1>');
+    assert.equal(text(between!), '</h1><form>[CSRF]</form>');
+    assert.equal(text(after!), '<footer>fin</footer></main>');
+    assert.throws(() => renderFrame(<main />, 1), /expected 1 ContentMarkers, found 0/);
   });
 
   test('a page without a form has no token field, and FragmentSlot refuses to run outside a render', async () => {

@@ -96,23 +96,28 @@ function unpooled(text: string): Buffer {
   return own;
 }
 
-/** Renders a frame once, cut where its one ContentMarker stands: the fragments before and after the content. */
-export function renderAround(node: VNode): [Fragment, Fragment] {
+/** Renders a frame once, cut where its `markers` ContentMarkers stand: the fragments between them, in order. */
+export function renderFrame(node: VNode, markers: number): Fragment[] {
   const frame = renderFragment(node);
-  const at = frame.parts.findIndex((part) => part !== null && part.includes(CONTENT_MARKER_BYTES));
-  if (at < 0 || frame.parts.findIndex((part, i) => i > at && part !== null && part.includes(CONTENT_MARKER_BYTES)) >= 0) {
-    throw new Error('renderAround needs exactly one ContentMarker');
+  const pieces: FragmentPart[][] = [[]];
+  for (const part of frame.parts) {
+    if (part === null) {
+      pieces[pieces.length - 1]!.push(part);
+      continue;
+    }
+    let rest = part;
+    for (let at = rest.indexOf(CONTENT_MARKER_BYTES); at >= 0; at = rest.indexOf(CONTENT_MARKER_BYTES)) {
+      pieces[pieces.length - 1]!.push(rest.subarray(0, at));
+      pieces.push([]);
+      rest = rest.subarray(at + CONTENT_MARKER_BYTES.length);
+    }
+    pieces[pieces.length - 1]!.push(rest);
   }
-  const piece = frame.parts[at]!;
-  const cut = piece.indexOf(CONTENT_MARKER_BYTES);
-  const sized = (parts: FragmentPart[]): Fragment => ({ parts, size: parts.reduce((n, b) => n + (b?.length ?? 0), 0) });
-  return [
-    sized([...frame.parts.slice(0, at), piece.subarray(0, cut)]),
-    sized([piece.subarray(cut + CONTENT_MARKER_BYTES.length), ...frame.parts.slice(at + 1)]),
-  ];
+  if (pieces.length !== markers + 1) throw new Error(`renderFrame expected ${markers} ContentMarkers, found ${pieces.length - 1}`);
+  return pieces.map((parts) => ({ parts, size: parts.reduce((n, b) => n + (b?.length ?? 0), 0) }));
 }
 
-/** Where renderAround cuts a frame. */
+/** Where renderFrame cuts a frame. */
 export const ContentMarker = () => h('somno-content', null);
 const CONTENT_MARKER_BYTES = Buffer.from('<somno-content></somno-content>');
 
