@@ -7,7 +7,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildServer, SERVER_NODE_FLAGS } from '../src/build/build-server.js';
+import { buildServer, SERVER_ENV, SERVER_NODE_FLAGS } from '../src/build/build-server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -45,6 +45,7 @@ export async function startServer(databaseUrl: string, logFile: string): Promise
     cwd: ROOT,
     env: {
       ...process.env,
+      ...SERVER_ENV,
       NODE_ENV: 'production',
       APP_ENV: 'production',
       SIGNING_SECRET: randomBytes(32).toString('hex'),

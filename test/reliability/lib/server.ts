@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { buildServer, SERVER_NODE_FLAGS } from '../../../src/build/build-server.js';
+import { buildServer, SERVER_ENV, SERVER_NODE_FLAGS } from '../../../src/build/build-server.js';
 import { openDatabase, type DatabaseHandle } from '../../../src/db/connection.js';
 import { migrateToLatest } from '../../../src/db/migrate.js';
 import { hashPassword } from '../../../src/users/password.js';
@@ -41,7 +41,7 @@ export async function startServer(databaseUrl: string, env: Record<string, strin
   const bundle = await buildServer();
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, bundle], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', SIGNING_SECRET: SECRET, APP_ENV: 'test', ...env },
+    env: { ...process.env, ...SERVER_ENV, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', SIGNING_SECRET: SECRET, APP_ENV: 'test', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
