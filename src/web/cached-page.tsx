@@ -5,10 +5,10 @@ import { Layout } from './layout.js';
 import { FragmentSlot, pageContext, renderFragment, sendPage, type Fragment } from './render.js';
 
 /** Bytes of rendered list contents kept per list route (a page of ten patients is 6 to 30 KB). */
-export const LIST_CACHE_BYTES = 4 * 1024 * 1024;
+export const LIST_CACHE_BYTES = 2 * 1024 * 1024;
 
 /** Bytes of rendered record pages kept per route (a clinical view is about 20 KB, a patient's record 13 KB). */
-export const RECORD_CACHE_BYTES = 24 * 1024 * 1024;
+export const RECORD_CACHE_BYTES = 22 * 1024 * 1024;
 
 /** Fragments of whole page contents. */
 export type ContentCache = FragmentCache<{ fragment: Fragment }>;
