@@ -119,7 +119,7 @@ export function scenarios(f: Fixtures, db: Kysely<any>, session: Session): Scena
   const examPaths = rotate(f.activeIds.map((id) => `/exams/${id}/`));
   const fixed = (p: string) => () => get(p);
   // Marks the list scenarios (all GETs of one path) so the load generator spends less of the shared CPU.
-  const fixedPaths = (items: Scenario[]) => items.map((s) => (s.key === 'detail' || s.key === 'exams' ? s : { ...s, fixedPath: s.next().path }));
+  const fixedPaths = (items: Scenario[]) => items.map((s) => ({ ...s, fixedPath: s.next().path }));
 
   let documento = f.nextDocumento;
   const createBody = (): string =>

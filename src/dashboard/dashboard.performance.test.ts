@@ -10,7 +10,8 @@ import { migrations } from '../db/migrations/index.js';
 import { openIngreso } from '../ingresos/ingreso.repository.js';
 import { createPatient } from '../patients/patient.fixtures.js';
 import { createTestContext, loggedInClient, type TestClient, type TestContext } from '../../test/helpers.js';
-import { capitaRows, readDashboardVersion, type CapitaQuery } from './dashboard.repository.js';
+import { readDataVersion } from '../db/data-version.js';
+import { capitaRows, type CapitaQuery } from './dashboard.repository.js';
 import { startOfDayUtc } from './dashboard.rules.js';
 
 // Today: 2026-11-22 in America/Bogota.
@@ -98,13 +99,13 @@ describe('dashboard invariants (migration 0021)', () => {
     changes.push(['monitoring record', () => addRecord(db, p.ingresoId!, userId, 'MONITOREO', '2026-11-03')]);
     changes.push(['Ingreso suspended', () => db.updateTable('ingresos').set({ estado: 'SUSPENDIDO' }).where('id', '=', p.ingresoId!).execute()]);
     for (const [what, change] of changes) {
-      const before = await readDashboardVersion(db);
+      const before = await readDataVersion(db);
       await change();
-      assert.notEqual(await readDashboardVersion(db), before, what);
+      assert.notEqual(await readDataVersion(db), before, what);
     }
-    const before = await readDashboardVersion(db);
+    const before = await readDataVersion(db);
     await db.selectFrom('patients').select('id').execute();
-    assert.equal(await readDashboardVersion(db), before, 'a read leaves it');
+    assert.equal(await readDataVersion(db), before, 'a read leaves it');
   });
 
   test('the cached figures are recomputed after a change made outside the application, and on a new day', async () => {

@@ -2,7 +2,6 @@
 // queries behind the capitation report. docs/performance.md (items 4 and 5) has the plans and timings.
 
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { readDataVersion } from '../db/data-version.js';
 import type { Executor } from '../db/database.js';
 import { keysetPages } from '../shared/csv.js';
 import { mesCapitaLowerBounds, type OpenGroupRow } from './dashboard.rules.js';
@@ -33,8 +32,6 @@ export interface CapitaByEntidad {
  * on every change of patients or ingresos (exam records reach it through patients.ultimo_monitoreo). Equal
  * versions mean equal data, in this process or any other on the same database. One read of ≤ 16 rows.
  */
-/** The dashboard's data version: patients and Ingresos (migration 0021). */
-export const readDashboardVersion = readDataVersion;
 
 /**
  * One grouped pass over the open Ingresos and their patients: at most 2 programas × 2 entidades × 2 estados ×

@@ -6,8 +6,9 @@ import { today, type AppDeps } from '../web/deps.js';
 import { queryValue } from '../web/form.js';
 import { pageContext, sendPage } from '../web/render.js';
 import { EXPORT_PAGE_SIZE, sendCsvExport } from './csv-export.js';
+import { readDataVersion } from '../db/data-version.js';
 import { LatestValueCache } from './dashboard.cache.js';
-import { capitaRows, countCyclesInMonth, countOpenGroups, listIngresosAtLimit, readDashboardVersion, type CapitaQuery } from './dashboard.repository.js';
+import { capitaRows, countCyclesInMonth, countOpenGroups, listIngresosAtLimit, type CapitaQuery } from './dashboard.repository.js';
 import { CAPITA_MESSAGES, capitaReferenceDate, monthRangeOf, parseCapitaMonth, startOfDayUtc, summarizeOpenGroups } from './dashboard.rules.js';
 import { listStaleMonitoring } from './monitoring.repository.js';
 import { DashboardPage, renderDashboardHtml, type CapitaForm, type DashboardData, type DashboardHtml } from './views/dashboard.page.js';
@@ -30,7 +31,7 @@ type DashboardFigures = { data: DashboardData; html: DashboardHtml };
 async function loadFigures(deps: AppDeps, cache: LatestValueCache<DashboardFigures>): Promise<DashboardFigures> {
   const { db } = deps;
   const day = today(deps);
-  const version = await readDashboardVersion(db);
+  const version = await readDataVersion(db);
   return cache.get(`${day} ${version}`, async () => {
     const month = monthRangeOf(day);
     const open = summarizeOpenGroups(await countOpenGroups(db, day));
