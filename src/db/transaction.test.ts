@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../../test/helpers.js';
 import type { Db } from './database.js';
-import { inTransaction, TRANSACTION_ATTEMPTS } from './transaction.js';
+import SQLite from 'better-sqlite3';
+import { GROUP_COMMIT_MAX, inTransaction, TRANSACTION_ATTEMPTS } from './transaction.js';
 
 let tdb: TestDatabase;
 let db: Db;
@@ -13,6 +14,7 @@ before(async () => {
   db = tdb.handle.db;
   await sql`create table lock_pair (id integer primary key, n integer not null)`.execute(db);
   await sql`insert into lock_pair (id, n) values (1, 0), (2, 0)`.execute(db);
+  await sql`create table group_item (id integer primary key, label text not null, pair_id integer references lock_pair (id))`.execute(db);
 });
 after(async () => tdb.drop());
 
@@ -89,5 +91,101 @@ describe(`inTransaction (engine=${ENGINE})`, () => {
     const afterSum = await sql<{ n: number }>`select sum(n) as n from lock_pair`.execute(db);
     assert.equal(Number(afterSum.rows[0]!.n) - Number(before.rows[0]!.n), 4, 'both transactions committed once');
     assert.equal(attempts, crossed ? 3 : 2);
+  });
+});
+
+// SQLite: transactions that arrive while one runs share one commit (decision 0018).
+describe('inTransaction groups commits on SQLite', { skip: ENGINE !== 'sqlite' }, () => {
+  /** A transaction that holds the connection until released, so that the ones started meanwhile queue up. */
+  const holder = async () => {
+    let release: () => void = () => undefined;
+    let started: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const done = inTransaction(db, async (trx) => {
+      await sql`insert into group_item (label) values ('holder')`.execute(trx);
+      started();
+      await released;
+    });
+    await running;
+    return { release, done };
+  };
+  const labels = async () => (await sql<{ label: string }>`select label from group_item order by id`.execute(db)).rows.map((r) => r.label);
+  const insert = (label: string) =>
+    inTransaction(db, async (trx) => {
+      const r = await sql<{ id: number }>`insert into group_item (label) values (${label}) returning id`.execute(trx);
+      return Number(r.rows[0]!.id);
+    });
+
+  /** Rows committed, as another connection sees them. */
+  const committedRows = (observer: SQLite.Database) => Number(observer.prepare('select count(*) from group_item').pluck().get());
+
+  test('transactions waiting for the connection are committed together, each getting its own result', async () => {
+    await sql`delete from group_item`.execute(db);
+    const observer = new SQLite(tdb.handle.sqliteFile!, { readonly: true });
+    try {
+      const h = await holder();
+      const ids = Array.from({ length: 20 }, (_, i) => insert(`item ${i}`));
+      // When the first of the twenty hears its row is committed, the other nineteen are committed too.
+      const seenByFirst = ids[0]!.then(() => committedRows(observer));
+      h.release();
+      await h.done;
+      const got = await Promise.all(ids);
+      assert.equal(new Set(got).size, 20, 'each caller gets the id of its own row');
+      assert.equal(await seenByFirst, 21);
+      assert.equal((await labels()).length, 21);
+    } finally {
+      observer.close();
+    }
+  });
+
+  test('a transaction that fails inside a group leaves nothing, and the others of its group commit', async () => {
+    await sql`delete from group_item`.execute(db);
+    const h = await holder();
+    const a = insert('a');
+    const failing = inTransaction(db, async (trx) => {
+      await sql`insert into group_item (label) values ('b')`.execute(trx);
+      throw new Error('la validación falló');
+    });
+    const c = insert('c');
+    h.release();
+    await assert.rejects(failing, /la validación falló/);
+    await Promise.all([h.done, a, c]);
+    assert.deepEqual(await labels(), ['holder', 'a', 'c']);
+  });
+
+  test('a commit that fails fails every transaction of its group, and none of them is kept', async () => {
+    await sql`delete from group_item`.execute(db);
+    const h = await holder();
+    const a = insert('a');
+    // A foreign key checked only at commit: the group's commit is refused.
+    const dangling = inTransaction(db, async (trx) => {
+      await sql`pragma defer_foreign_keys = on`.execute(trx);
+      await sql`insert into group_item (label, pair_id) values ('dangling', 999)`.execute(trx);
+    });
+    const c = insert('c');
+    h.release();
+    await h.done;
+    for (const p of [a, dangling, c]) await assert.rejects(p, /FOREIGN KEY/);
+    assert.deepEqual(await labels(), ['holder']);
+    // The connection is usable again, and the next transaction commits alone.
+    await insert('d');
+    assert.deepEqual(await labels(), ['holder', 'd']);
+  });
+
+  test(`a group carries at most ${GROUP_COMMIT_MAX} transactions; the rest follow in the next one`, async () => {
+    await sql`delete from group_item`.execute(db);
+    const observer = new SQLite(tdb.handle.sqliteFile!, { readonly: true });
+    try {
+      const h = await holder();
+      const ids = Array.from({ length: GROUP_COMMIT_MAX + 1 }, (_, i) => insert(`item ${i}`));
+      const seenByFirst = ids[0]!.then(() => committedRows(observer));
+      h.release();
+      await Promise.all([h.done, ...ids]);
+      assert.equal(await seenByFirst, GROUP_COMMIT_MAX + 1, 'the holder and one full group');
+      assert.equal((await labels()).length, GROUP_COMMIT_MAX + 2);
+    } finally {
+      observer.close();
+    }
   });
 });
