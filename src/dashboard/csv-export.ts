@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../audit/audit.repository.js';
-import { contentDisposition, csvLines, csvStream, type CsvValue } from '../shared/csv.js';
+import { contentDisposition, csvChunks, csvStream, type CsvPage } from '../shared/csv.js';
 
 export interface CsvExport {
   /** what is exported, as written in the audit trail ('capita', 'patients', …) */
@@ -9,8 +9,8 @@ export interface CsvExport {
   /** the filters applied, for the audit trail */
   filters: Record<string, unknown>;
   header: readonly string[];
-  /** one line per record and nothing else (no total line: a spreadsheet's sum of a column must stay right) */
-  rows: AsyncIterable<readonly CsvValue[]>;
+  /** pages of rows, one line per record and nothing else (no total line: a spreadsheet's sum of a column must stay right) */
+  pages: AsyncIterable<CsvPage>;
 }
 
 /** Export pages hold patient data: let only as many rows as a database page be in flight at once. */
@@ -24,14 +24,14 @@ export function sendCsvExport(request: FastifyRequest, reply: FastifyReply, exp:
   const { db, clock } = request.server.deps;
   const user = request.user;
   let filas = 0;
-  async function* counted(): AsyncGenerator<readonly CsvValue[]> {
-    for await (const row of exp.rows) {
-      filas++;
-      yield row;
+  async function* counted(): AsyncGenerator<CsvPage> {
+    for await (const page of exp.pages) {
+      filas += page.length;
+      yield page;
     }
   }
-  async function* lines(): AsyncGenerator<string> {
-    yield* csvLines(exp.header, counted());
+  async function* chunks(): AsyncGenerator<string> {
+    yield* csvChunks(exp.header, counted());
     await recordAudit(db, {
       at: clock.now(),
       actor: user ? { id: user.id, username: user.username } : null,
@@ -45,5 +45,5 @@ export function sendCsvExport(request: FastifyRequest, reply: FastifyReply, exp:
     .code(200)
     .type('text/csv; charset=utf-8')
     .header('Content-Disposition', contentDisposition(exp.fileName))
-    .send(csvStream(lines()));
+    .send(csvStream(chunks()));
 }

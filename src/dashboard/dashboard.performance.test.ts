@@ -11,7 +11,7 @@ import { openIngreso } from '../ingresos/ingreso.repository.js';
 import { createPatient } from '../patients/patient.fixtures.js';
 import { createTestContext, loggedInClient, type TestClient, type TestContext } from '../../test/helpers.js';
 import { readDataVersion } from '../db/data-version.js';
-import { capitaRows, type CapitaQuery } from './dashboard.repository.js';
+import { capitaPages, type CapitaQuery } from './dashboard.repository.js';
 import { startOfDayUtc } from './dashboard.rules.js';
 
 // Today: 2026-11-22 in America/Bogota.
@@ -149,7 +149,7 @@ describe('dashboard invariants (migration 0021)', () => {
         const q: CapitaQuery = { kind, start, end, startInstant: startOfDayUtc(start, tz), endInstant: startOfDayUtc(end, tz), entidad };
         const all = async (size: number) => {
           const out: string[] = [];
-          for await (const r of capitaRows(db, q, size)) out.push(`${r.id} ${r.entidad_salud} ${r.apellido_norm} ${r.nombre_norm} ${r.fecha_inicio} ${r.valor_capita}`);
+          for await (const page of capitaPages(db, q, size)) for (const r of page) out.push(`${r.id} ${r.entidad_salud} ${r.apellido_norm} ${r.nombre_norm} ${r.fecha_inicio} ${r.valor_capita}`);
           return out;
         };
         const whole = await all(1000);

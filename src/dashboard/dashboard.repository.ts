@@ -3,7 +3,7 @@
 
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { keysetPages } from '../shared/csv.js';
+import { keysetBatches } from '../shared/csv.js';
 import { mesCapitaLowerBounds, type OpenGroupRow } from './dashboard.rules.js';
 
 const count = sql<number>`cast(count(*) as integer)`;
@@ -156,14 +156,14 @@ export interface CapitaQuery {
  * each with the fecha_inicio of the latest such Ingreso; the billable set is computed and ordered once (a list
  * of ids), then read a page of ids at a time.
  */
-export async function* capitaRows(db: Executor, q: CapitaQuery, pageSize: number): AsyncGenerator<CapitaRow> {
+export async function* capitaPages(db: Executor, q: CapitaQuery, pageSize: number): AsyncGenerator<CapitaRow[]> {
   if (q.kind === 'current') {
-    yield* keysetPages<CapitaRow>((after) => findCurrentCapitaPage(db, q.entidad, after, pageSize), pageSize);
+    yield* keysetBatches<CapitaRow>((after) => findCurrentCapitaPage(db, q.entidad, after, pageSize), pageSize);
     return;
   }
   const ingresoIds = await findPastCapitaOrder(db, q);
   for (let k = 0; k < ingresoIds.length; k += pageSize) {
-    yield* await findCapitaRowsOfIngresos(db, Array.from(ingresoIds.subarray(k, k + pageSize)));
+    yield await findCapitaRowsOfIngresos(db, Array.from(ingresoIds.subarray(k, k + pageSize)));
   }
 }
 

@@ -8,7 +8,7 @@ import { pageContext, sendPage } from '../web/render.js';
 import { EXPORT_PAGE_SIZE, sendCsvExport } from './csv-export.js';
 import { readDataVersion } from '../db/data-version.js';
 import { LatestValueCache } from './dashboard.cache.js';
-import { capitaRows, countCyclesInMonth, countOpenGroups, listIngresosAtLimit, type CapitaQuery } from './dashboard.repository.js';
+import { capitaPages, countCyclesInMonth, countOpenGroups, listIngresosAtLimit, type CapitaQuery } from './dashboard.repository.js';
 import { CAPITA_MESSAGES, capitaReferenceDate, monthRangeOf, parseCapitaMonth, startOfDayUtc, summarizeOpenGroups } from './dashboard.rules.js';
 import { listStaleMonitoring } from './monitoring.repository.js';
 import { DashboardPage, renderDashboardHtml, type CapitaForm, type DashboardData, type DashboardHtml } from './views/dashboard.page.js';
@@ -92,9 +92,9 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
       entidad,
     };
     const reference = capitaReferenceDate(month, day);
-    async function* rows() {
-      for await (const r of capitaRows(deps.db, q, EXPORT_PAGE_SIZE)) {
-        yield [r.documento, r.tipo_documento, r.nombre, r.apellido, r.entidad_salud, r.programa, mesCapita(r.fecha_inicio, reference), csvDecimal(r.valor_capita)];
+    async function* pages() {
+      for await (const page of capitaPages(deps.db, q, EXPORT_PAGE_SIZE)) {
+        yield page.map((r) => [r.documento, r.tipo_documento, r.nombre, r.apellido, r.entidad_salud, r.programa, mesCapita(r.fecha_inicio, reference), csvDecimal(r.valor_capita)]);
       }
     }
     return sendCsvExport(request, reply, {
@@ -102,7 +102,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
       fileName: `capita-${month.mes}${entidad ? `-${entidad}` : ''}.csv`,
       filters: { mes: month.mes, entidad },
       header: CAPITA_HEADER,
-      rows: rows(),
+      pages: pages(),
     });
   });
 }

@@ -5,7 +5,7 @@ import { findAuditCursor, listAuditEntries, type AuditListRow } from '../audit/a
 import { recordText } from '../audit/views/audit-entry.js';
 import { mesCapita } from '../ingresos/ingreso.rules.js';
 import { parseListQuery } from '../patients/patient.schema.js';
-import { keysetBatches, keysetPages, type CsvValue } from '../shared/csv.js';
+import { keysetBatches, type CsvValue } from '../shared/csv.js';
 import { formatDateTimeEs } from '../shared/dates.js';
 import { requireAdmin } from '../users/admin.guard.js';
 import { listUsersPage, type UserListRow } from '../users/user-admin.repository.js';
@@ -31,17 +31,15 @@ export async function exportRoutes(app: FastifyInstance): Promise<void> {
     const { query, mesFiltro } = parseListQuery(request.query);
     const day = today(app.deps);
     const q = { query, mesFiltro, onlyActive: true, today: day };
-    async function* rows() {
-      for await (const page of patientPages(request, q)) {
-        for (const r of page) yield [...patientCells(r), r.fecha_inicio, mesCapita(r.fecha_inicio, day)];
-      }
+    async function* pages() {
+      for await (const page of patientPages(request, q)) yield page.map((r) => [...patientCells(r), r.fecha_inicio, mesCapita(r.fecha_inicio, day)]);
     }
     return sendCsvExport(request, reply, {
       name: 'patients',
       fileName: `pacientes-${day}.csv`,
       filters: { query_search: query, mes_filtro: mesFiltro },
       header: [...PATIENT_COLUMNS, 'fecha_inicio', 'mes_capita'],
-      rows: rows(),
+      pages: pages(),
     });
   });
 
@@ -49,14 +47,17 @@ export async function exportRoutes(app: FastifyInstance): Promise<void> {
   app.get('/patients/follow.csv', async (request, reply) => {
     const { query } = parseListQuery(request.query);
     const day = today(app.deps);
-    async function* rows() {
+    async function* pages() {
       for await (const page of patientPages(request, { query, mesFiltro: null, onlyActive: false, today: day })) {
-        const ingresos = await findIngresosOfPatients(db, page.map((p) => p.id));
-        for (const p of page) {
-          for (const i of ingresos.filter((x) => x.paciente_id === p.id)) {
-            yield [...patientCells(p), i.id, i.estado, i.fecha_inicio, i.fecha_fin, mesCapita(i.fecha_inicio, day), i.motivo];
-          }
+        const byPatient = new Map<number, Awaited<ReturnType<typeof findIngresosOfPatients>>>();
+        for (const i of await findIngresosOfPatients(db, page.map((p) => p.id))) {
+          const list = byPatient.get(i.paciente_id);
+          if (list) list.push(i);
+          else byPatient.set(i.paciente_id, [i]);
         }
+        yield page.flatMap((p) =>
+          (byPatient.get(p.id) ?? []).map((i) => [...patientCells(p), i.id, i.estado, i.fecha_inicio, i.fecha_fin, mesCapita(i.fecha_inicio, day), i.motivo]),
+        );
       }
     }
     return sendCsvExport(request, reply, {
@@ -64,7 +65,7 @@ export async function exportRoutes(app: FastifyInstance): Promise<void> {
       fileName: `seguimiento-${day}.csv`,
       filters: { query_search: query },
       header: [...PATIENT_COLUMNS, 'ingreso_id', 'estado', 'fecha_inicio', 'fecha_fin', 'mes_capita', 'motivo'],
-      rows: rows(),
+      pages: pages(),
     });
   });
 
@@ -72,9 +73,9 @@ export async function exportRoutes(app: FastifyInstance): Promise<void> {
   app.get('/exams/export.csv', async (request, reply) => {
     const { query } = parseListQuery(request.query);
     const day = today(app.deps);
-    async function* rows() {
+    async function* pages() {
       for await (const page of patientPages(request, { query, mesFiltro: null, onlyActive: true, today: day }, { lastMonitoring: true })) {
-        for (const r of page) yield [...patientCells(r), r.fecha_inicio, mesCapita(r.fecha_inicio, day), r.ultimo_monitoreo ?? null];
+        yield page.map((r) => [...patientCells(r), r.fecha_inicio, mesCapita(r.fecha_inicio, day), r.ultimo_monitoreo ?? null]);
       }
     }
     return sendCsvExport(request, reply, {
@@ -82,16 +83,15 @@ export async function exportRoutes(app: FastifyInstance): Promise<void> {
       fileName: `examenes-${day}.csv`,
       filters: { query_search: query },
       header: [...PATIENT_COLUMNS, 'fecha_inicio', 'mes_capita', 'ultimo_monitoreo'],
-      rows: rows(),
+      pages: pages(),
     });
   });
 
   app.get('/users/export.csv', { preHandler: requireAdmin }, async (request, reply) => {
     const tz = config.timeZone;
-    async function* rows() {
-      const all = keysetPages<UserListRow>((after) => listUsersPage(db, after?.id ?? 0, EXPORT_PAGE_SIZE), EXPORT_PAGE_SIZE);
-      for await (const u of all) {
-        yield [u.username, u.is_admin === 1 ? 'Sí' : 'No', u.is_active === 1 ? 'Sí' : 'No', u.last_login_at ? formatDateTimeEs(u.last_login_at, tz) : null, formatDateTimeEs(u.created_at, tz)];
+    async function* pages() {
+      for await (const page of keysetBatches<UserListRow>((after) => listUsersPage(db, after?.id ?? 0, EXPORT_PAGE_SIZE), EXPORT_PAGE_SIZE)) {
+        yield page.map((u) => [u.username, u.is_admin === 1 ? 'Sí' : 'No', u.is_active === 1 ? 'Sí' : 'No', u.last_login_at ? formatDateTimeEs(u.last_login_at, tz) : null, formatDateTimeEs(u.created_at, tz)]);
       }
     }
     return sendCsvExport(request, reply, {
@@ -99,7 +99,7 @@ export async function exportRoutes(app: FastifyInstance): Promise<void> {
       fileName: `usuarios-${today(app.deps)}.csv`,
       filters: {},
       header: ['usuario', 'administrador', 'activo', 'ultimo_ingreso', 'creado'],
-      rows: rows(),
+      pages: pages(),
     });
   });
 
@@ -108,23 +108,21 @@ export async function exportRoutes(app: FastifyInstance): Promise<void> {
     const tz = config.timeZone;
     const parsed = parseAuditQuery(request.query, tz);
     const start = parsed.antes === null ? null : await findAuditCursor(db, parsed.antes);
-    async function* rows() {
-      const all = keysetPages<AuditListRow>(
-        (after) => listAuditEntries(db, parsed.filters, after ?? start, EXPORT_PAGE_SIZE),
-        EXPORT_PAGE_SIZE,
-      );
-      for await (const e of all) {
-        const c = parseChanges(e.changes);
-        const cambios = [...c.fields.map((f) => `${f.field}: ${f.before} → ${f.after}`), ...c.details.map((d) => `${d.key}: ${d.value}`)].join(' | ');
-        yield [formatDateTimeEs(e.at, tz), e.username, actionLabel(e.action), e.action, recordText(e), e.patient_id, cambios];
-      }
+    const auditCells = (e: AuditListRow): CsvValue[] => {
+      const c = parseChanges(e.changes);
+      const cambios = [...c.fields.map((f) => `${f.field}: ${f.before} → ${f.after}`), ...c.details.map((d) => `${d.key}: ${d.value}`)].join(' | ');
+      return [formatDateTimeEs(e.at, tz), e.username, actionLabel(e.action), e.action, recordText(e), e.patient_id, cambios];
+    };
+    async function* pages() {
+      const all = keysetBatches<AuditListRow>((after) => listAuditEntries(db, parsed.filters, after ?? start, EXPORT_PAGE_SIZE), EXPORT_PAGE_SIZE);
+      for await (const page of all) yield page.map(auditCells);
     }
     return sendCsvExport(request, reply, {
       name: 'audit',
       fileName: `auditoria-${today(app.deps)}.csv`,
       filters: Object.fromEntries(Object.entries(parsed.values).filter(([, v]) => v !== '')),
       header: ['fecha', 'usuario', 'accion', 'accion_codigo', 'registro', 'paciente_id', 'cambios'],
-      rows: rows(),
+      pages: pages(),
     });
   });
 }

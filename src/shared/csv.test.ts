@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { contentDisposition, csvCell, csvDecimal, csvLines, csvRow, csvStream, keysetPages } from './csv.js';
+import { contentDisposition, csvCell, csvChunks, csvDecimal, csvRow, csvStream, keysetBatches } from './csv.js';
 
 /** A minimal RFC 4180 reader with ';' as separator, to check that what we write reads back. */
 function parseCsvLine(line: string): string[] {
@@ -73,26 +73,27 @@ describe('csv', () => {
     );
   });
 
-  test('a stream: BOM, header, rows, in order, from an async source', async () => {
-    async function* rows() {
-      yield ['1', 'Ana'];
-      yield ['2', 'Bea'];
+  test('a stream: BOM, header, rows, in order, from an async source of pages', async () => {
+    async function* pages() {
+      yield [['1', 'Ana'], ['2', 'Bea']];
+      yield [];
+      yield [['3', 'Cira']];
     }
     const chunks: Buffer[] = [];
-    for await (const chunk of csvStream(csvLines(['id', 'nombre'], rows()))) chunks.push(Buffer.from(chunk));
+    for await (const chunk of csvStream(csvChunks(['id', 'nombre'], pages()))) chunks.push(Buffer.from(chunk));
     const bytes = Buffer.concat(chunks);
     assert.deepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf]);
-    assert.equal(bytes.toString('utf8'), '\uFEFFid;nombre\r\n1;Ana\r\n2;Bea\r\n');
+    assert.equal(bytes.toString('utf8'), '\uFEFFid;nombre\r\n1;Ana\r\n2;Bea\r\n3;Cira\r\n');
   });
 
   test('keyset paging asks for the next page after the last row until a short page', async () => {
     const data = Array.from({ length: 7 }, (_, i) => i + 1);
     const calls: (number | null)[] = [];
     const out: number[] = [];
-    for await (const n of keysetPages<number>(async (after) => {
+    for await (const page of keysetBatches<number>(async (after) => {
       calls.push(after);
       return data.filter((x) => x > (after ?? 0)).slice(0, 3);
-    }, 3)) out.push(n);
+    }, 3)) out.push(...page);
     assert.deepEqual(out, data);
     assert.deepEqual(calls, [null, 3, 6]);
   });

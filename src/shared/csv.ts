@@ -32,18 +32,22 @@ export function csvRow(cells: readonly CsvValue[]): string {
 /** Hundredths as a spreadsheet decimal with a comma: 25978300 → '259783,00'. */
 export const csvDecimal = (hundredths: number): string => formatHundredths(hundredths);
 
+/** Rows as they are read from the database: a page at a time. */
+export type CsvPage = readonly (readonly CsvValue[])[];
+
 /**
- * The lines of a file, BOM first: the header, then every row the source yields. Pull-based, so a slow reader
- * holds back the database reads (backpressure) and only one page of rows is in memory at a time.
+ * A file in pieces, BOM first: the header, then the lines of each page the source yields, one piece a page (a
+ * piece a line cost more in stream and socket calls than the lines themselves). Pull-based, so a slow reader holds
+ * back the database reads (backpressure) and only one page of rows is in memory at a time.
  */
-export async function* csvLines(header: readonly string[], rows: AsyncIterable<readonly CsvValue[]>): AsyncGenerator<string> {
+export async function* csvChunks(header: readonly string[], pages: AsyncIterable<CsvPage>): AsyncGenerator<string> {
   yield CSV_BOM + csvRow(header);
-  for await (const row of rows) yield csvRow(row);
+  for await (const page of pages) if (page.length > 0) yield page.map(csvRow).join('');
 }
 
-/** A Readable over the lines, ready to hand to reply.send(). */
-export function csvStream(lines: AsyncIterable<string>): Readable {
-  return Readable.from(lines, { objectMode: false });
+/** A Readable over the pieces, ready to hand to reply.send(). */
+export function csvStream(chunks: AsyncIterable<string>): Readable {
+  return Readable.from(chunks, { objectMode: false });
 }
 
 /** Keyset paging: calls `fetch` with the last row of the previous page (null first) until a short page. */
@@ -55,11 +59,6 @@ export async function* keysetBatches<T>(fetch: (after: T | null) => Promise<T[]>
     if (page.length < pageSize) return;
     after = page[page.length - 1]!;
   }
-}
-
-/** The rows of keysetBatches one by one. */
-export async function* keysetPages<T>(fetch: (after: T | null) => Promise<T[]>, pageSize: number): AsyncGenerator<T> {
-  for await (const page of keysetBatches(fetch, pageSize)) yield* page;
 }
 
 /** A safe file name for Content-Disposition: letters, digits, dot, dash and underscore only. */
