@@ -5,7 +5,7 @@ import { ENGINE, TestClient, TestClock, createTestDatabase, createUser, login, t
 import { buildApp } from '../app.js';
 import type { Db } from '../db/database.js';
 import { createPatient } from '../patients/patient.fixtures.js';
-import { createViewAuditQueue, withPendingViews } from './audit.queue.js';
+import { createViewAuditQueue } from './audit.queue.js';
 import { startViewWriter } from './audit.writer.js';
 
 let database: TestDatabase;
@@ -72,13 +72,5 @@ describe('views of a record are written to the audit trail in groups', () => {
     assert.equal(errors.length >= 1, true, 'the refused row was reported');
     assert.equal(queue.pendingForPatient(p.id).length, 1, 'and kept for the next group');
     await queue.close();
-  });
-
-  test('withPendingViews puts the pending ones first, each entry once, within the limit', () => {
-    const row = (id: number, at: string) => ({ id, at, user_id: 1, username: 'ana', action: 'patient.view', entity_type: 'patient', entity_id: 7, patient_id: 7, changes: null });
-    const stored = [row(3, '2026-11-22T10:00:03.000Z'), row(2, '2026-11-22T10:00:02.000Z')];
-    const pending = [row(0, '2026-11-22T10:00:04.000Z'), row(0, '2026-11-22T10:00:03.000Z')];
-    assert.deepEqual(withPendingViews(stored, pending, 10).map((r) => r.at.slice(17, 19)), ['04', '03', '02']);
-    assert.equal(withPendingViews(stored, pending, 2).length, 2);
   });
 });

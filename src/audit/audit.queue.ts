@@ -131,14 +131,3 @@ export function createViewAuditQueue(
     },
   };
 }
-
-/**
- * A patient's history with the views not yet written on top (they are the newest), each entry once (a group
- * committed while the page was being read may appear in both), at most `limit`.
- */
-export function withPendingViews(stored: AuditListRow[], pending: AuditListRow[], limit: number): AuditListRow[] {
-  if (pending.length === 0) return stored;
-  const keyOf = (r: AuditListRow) => `${r.at}|${r.action}|${r.user_id ?? ''}|${r.entity_id ?? ''}`;
-  const seen = new Set(stored.map(keyOf));
-  return [...pending.filter((r) => !seen.has(keyOf(r))), ...stored].slice(0, limit);
-}

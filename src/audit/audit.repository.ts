@@ -129,12 +129,4 @@ export async function listAuditEntriesByIds(db: Executor, ids: readonly number[]
   return db.selectFrom('audit_log').select(AUDIT_COLUMNS).where('id', 'in', ids).execute();
 }
 
-export async function listPatientHistory(db: Executor, patientId: number, limit = 50): Promise<AuditListRow[]> {
-  return db
-    .selectFrom('audit_log')
-    .select(AUDIT_COLUMNS)
-    .where('patient_id', '=', patientId)
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
-}
+

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { render } from 'preact-render-to-string';
 import { createTestContext, createUser, decodeEntities, loggedInClient, messagesIn, type TestClient, type TestContext } from '../../test/helpers.js';
 import { parseChanges } from './audit.labels.js';
-import { listPatientHistory, recordAudit } from './audit.repository.js';
-import { PatientHistory } from './views/patient-history.js';
+import { recordAudit } from './audit.repository.js';
 
 const rowsIn = (html: string): number[] => [...html.matchAll(/data-audit-id="(\d+)"/g)].map((m) => Number(m[1]));
 
@@ -92,15 +90,6 @@ describe('audit trail (/users/audit/)', () => {
     assert.ok(Math.min(...firstIds) > Math.max(...secondIds));
     assert.doesNotMatch(second.body, /rel="next"/);
     assert.match(second.body, /Más recientes/);
-  });
-
-  test("the patient history component lists that patient's entries, newest first", async () => {
-    const entries = await listPatientHistory(ctx.db, PATIENT, 10);
-    assert.deepEqual(entries.map((e) => e.action), ['ingreso.status', 'patient.update']);
-    const html = render(<PatientHistory entries={entries} timeZone="America/Bogota" />);
-    assert.match(html, /data-section="patient-history"/);
-    assert.match(html, /<del>ACTIVO<\/del> → <ins>SUSPENDIDO<\/ins>/);
-    assert.match(render(<PatientHistory entries={[]} timeZone="America/Bogota" />), /Sin registros en la auditoría/);
   });
 
   test('the application offers no way to edit or delete entries', async () => {

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { withPendingViews } from '../audit/audit.queue.js';
 import { recordAudit } from '../audit/audit.repository.js';
-import { AuditRowCache } from '../audit/audit.row-cache.js';
+import { PatientHistoryCache } from '../audit/audit.history-cache.js';
 import { diffFields } from '../audit/audit.rules.js';
 import { findActiveIngreso, findLatestFechaFin, openIngreso } from '../ingresos/ingreso.repository.js';
 import { mesCapita, MSG as INGRESO_MSG, startsBeforeLastEnd } from '../ingresos/ingreso.rules.js';
@@ -50,8 +49,11 @@ const pick = (row: PatientInput): Record<string, unknown> => Object.fromEntries(
 
 /** Audit entries shown on the patient page (the full trail is at /users/audit/). */
 const HISTORY_LIMIT = 20;
-/** Rendered audit entries kept for the patients' histories. Small: 25,000 made the 60 s soak's RSS grow 10-13 %. */
-const HISTORY_ROWS_KEPT = 500;
+/**
+ * Bytes of rendered histories kept (a patient's 20 latest entries are 6 to 20 KB): about a thousand patients, those
+ * seen most recently.
+ */
+const HISTORY_CACHE_BYTES = 12 * 1024 * 1024;
 
 /** Routes under /patients: the list, the creation form, and each patient's record. */
 export async function patientRoutes(app: FastifyInstance): Promise<void> {
@@ -141,7 +143,7 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
 
   /** The record as shown after a GET, per (patient, day, version of patients and Ingresos) (decision 0016). */
   const recordCache = new FragmentCache<{ fragment: Fragment; title: string }>(RECORD_CACHE_BYTES);
-  const historyRows = new AuditRowCache(deps.config.timeZone, HISTORY_ROWS_KEPT);
+  const histories = new PatientHistoryCache(deps.config.timeZone, HISTORY_CACHE_BYTES);
 
   /** The patient's page: the record (kept after a GET, or with a posted form's values and errors) and its history. */
   const renderDetail = async (
@@ -186,8 +188,7 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
       patientId,
       requestId: String(request.id),
     });
-    const stored = await historyRows.patientHistory(db, patientId, HISTORY_LIMIT);
-    const history = withPendingViews(stored, app.auditViews.pendingForPatient(patientId), HISTORY_LIMIT);
+    const history = await histories.rows(db, patientId, HISTORY_LIMIT, app.auditViews.pendingForPatient(patientId));
     return sendPage(
       reply,
       <PatientDetailPage
@@ -195,8 +196,6 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
         title={title}
         record={record}
         history={history}
-        historyRow={historyRows.rowFor}
-        timeZone={deps.config.timeZone}
         historyLimit={HISTORY_LIMIT}
       />,
     );

@@ -59,21 +59,19 @@ export function AuditRow({ entry, timeZone }: { entry: AuditListRow; timeZone: s
   );
 }
 
-/**
- * Entries as a table, newest first as given; `empty` is shown when there are none. `rowFor` may give an entry's row
- * already rendered (AuditRowCache).
- */
-export function AuditTable({
-  entries,
-  timeZone,
-  empty,
-  rowFor,
-}: {
-  entries: AuditListRow[];
-  timeZone: string;
-  empty: string;
-  rowFor?: (entry: AuditListRow) => ComponentChildren;
-}) {
+/** Entries as a table, newest first as given; `empty` is shown when there are none. */
+export function AuditTable({ entries, timeZone, empty }: { entries: AuditListRow[]; timeZone: string; empty: string }) {
+  return (
+    <AuditRowsTable count={entries.length} empty={empty}>
+      {entries.map((e) => (
+        <AuditRow entry={e} timeZone={timeZone} />
+      ))}
+    </AuditRowsTable>
+  );
+}
+
+/** The audit table around rows already made (AuditRow elements, or kept rendered rows); `count` of them. */
+export function AuditRowsTable({ count, empty, children }: { count: number; empty: string; children: ComponentChildren }) {
   return (
     <div class="table-wrap">
       <table class="table" data-table="audit">
@@ -87,8 +85,8 @@ export function AuditTable({
           </tr>
         </thead>
         <tbody>
-          {entries.map((e) => (rowFor ? rowFor(e) : <AuditRow entry={e} timeZone={timeZone} />))}
-          {entries.length === 0 && (
+          {children}
+          {count === 0 && (
             <tr>
               <td colSpan={5} class="muted">
                 {empty}

@@ -1,29 +1,18 @@
 import type { ComponentChildren } from 'preact';
-import type { AuditListRow } from '../audit.repository.js';
-import { AuditTable } from './audit-entry.js';
+import { AuditRowsTable } from './audit-entry.js';
 
 /**
  * A patient's history (decisions §9: each patient page shows it): the audit entries of that patient, newest
- * first. Load them with listPatientHistory(db, patientId) from audit.repository.ts.
+ * first, as rows (PatientHistoryCache gives them, kept rendered); `count` of them, at most `limit`.
  */
-export function PatientHistory({
-  entries,
-  timeZone,
-  limit,
-  rowFor,
-}: {
-  entries: AuditListRow[];
-  timeZone: string;
-  limit?: number;
-  rowFor?: (entry: AuditListRow) => ComponentChildren;
-}) {
+export function PatientHistory({ count, rows, limit }: { count: number; rows: ComponentChildren; limit?: number }) {
   return (
     <section class="card" id="historial" data-section="patient-history">
       <h2>Historial</h2>
-      <AuditTable entries={entries} timeZone={timeZone} empty="Sin registros en la auditoría." rowFor={rowFor} />
-      {limit !== undefined && entries.length >= limit && (
-        <p class="muted">Se muestran las {limit} entradas más recientes.</p>
-      )}
+      <AuditRowsTable count={count} empty="Sin registros en la auditoría.">
+        {rows}
+      </AuditRowsTable>
+      {limit !== undefined && count >= limit && <p class="muted">Se muestran las {limit} entradas más recientes.</p>}
     </section>
   );
 }

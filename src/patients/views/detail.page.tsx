@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { IngresoRow } from '../../ingresos/ingreso.table.js';
-import type { AuditListRow } from '../../audit/audit.repository.js';
+import type { HistoryRows } from '../../audit/audit.history-cache.js';
 import { PatientHistory } from '../../audit/views/patient-history.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { formatCop, formatHundredths } from '../../shared/decimal.js';
@@ -39,22 +39,18 @@ export function PatientDetailPage({
   title,
   record,
   history,
-  historyRow,
-  timeZone,
   historyLimit,
 }: {
   ctx: PageContext;
   title: string;
   record: ComponentChildren;
-  history: AuditListRow[];
-  historyRow?: (entry: AuditListRow) => ComponentChildren;
-  timeZone: string;
+  history: HistoryRows;
   historyLimit: number;
 }) {
   return (
     <Layout ctx={ctx} title={title}>
       {record}
-      <PatientHistory entries={history} timeZone={timeZone} limit={historyLimit} rowFor={historyRow} />
+      <PatientHistory count={history.count} rows={history.rows} limit={historyLimit} />
     </Layout>
   );
 }

@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestDatabase, createUser, type TestDatabase } from '../../test/helpers.js';
+import type { Db } from '../db/database.js';
+import { renderFragment } from '../web/render.js';
+import { PatientHistoryCache } from './audit.history-cache.js';
+import { recordAudit, type AuditListRow } from './audit.repository.js';
+import { PatientHistory } from './views/patient-history.js';
+
+const TZ = 'America/Bogota';
+let database: TestDatabase;
+let db: Db;
+let actor: { id: number; username: string };
+
+before(async () => {
+  database = await createTestDatabase();
+  db = database.handle.db;
+  const user = await createUser(db);
+  actor = { id: user.id, username: user.username };
+});
+after(async () => database.drop());
+
+let second = 0;
+/** Writes an entry for the patient, one second after the previous one. */
+const write = (patientId: number, action: string, changes: Record<string, unknown> | null = null) =>
+  recordAudit(db, { at: new Date(Date.UTC(2026, 10, 1, 12, 0, second++)), actor, action, entityType: 'patient', entityId: patientId, patientId, changes });
+
+/** A view still queued (not written): no id. */
+const pendingView = (patientId: number, at: Date): AuditListRow => ({
+  id: 0,
+  at: at.toISOString(),
+  user_id: actor.id,
+  username: actor.username,
+  action: 'patient.view',
+  entity_type: 'patient',
+  entity_id: patientId,
+  patient_id: patientId,
+  changes: null,
+});
+
+/** The history section as the patient page shows it. */
+async function shown(cache: PatientHistoryCache, patientId: number, limit: number, pending: AuditListRow[] = []) {
+  const history = await cache.rows(db, patientId, limit, pending);
+  const { parts } = renderFragment(<PatientHistory count={history.count} rows={history.rows} limit={limit} />);
+  const html = Buffer.concat(parts.map((p) => p ?? Buffer.alloc(0))).toString('utf8');
+  return { html, actions: [...html.matchAll(/data-action="([^"]+)"/g)].map((m) => m[1]), ids: [...html.matchAll(/data-audit-id="(\d+)"/g)].map((m) => Number(m[1])) };
+}
+
+describe("a patient's history on the patient page", () => {
+  test('newest first, with the fields before and after, and only that patient', async () => {
+    const cache = new PatientHistoryCache(TZ, 1024 * 1024);
+    await write(1, 'patient.create', { telefono: [null, '6070000'] });
+    await write(1, 'patient.update', { telefono: ['6070000', '6071111'] });
+    await write(2, 'patient.update', { telefono: ['1', '2'] });
+    const page = await shown(cache, 1, 10);
+    assert.deepEqual(page.actions, ['patient.update', 'patient.create']);
+    assert.match(page.html, /<del>6070000<\/del> → <ins>6071111<\/ins>/);
+    assert.doesNotMatch(page.html, /Sin registros/);
+    assert.match((await shown(cache, 99, 10)).html, /Sin registros en la auditoría/);
+  });
+
+  test('entries written since the last visit go on top of the kept ones; the oldest fall off past the limit', async () => {
+    const cache = new PatientHistoryCache(TZ, 1024 * 1024);
+    for (let i = 0; i < 3; i++) await write(3, 'patient.view');
+    const first = await shown(cache, 3, 4);
+    assert.equal(first.ids.length, 3);
+    assert.doesNotMatch(first.html, /Se muestran las 4 entradas más recientes/);
+    await write(3, 'patient.update', { peso: [null, 7000] });
+    await write(3, 'ingreso.status', { estado: ['ACTIVO', 'SUSPENDIDO'] });
+    const next = await shown(cache, 3, 4);
+    assert.deepEqual(next.actions, ['ingreso.status', 'patient.update', 'patient.view', 'patient.view']);
+    assert.deepEqual(next.ids.slice(2), first.ids.slice(0, 2), 'the kept rows follow, the oldest dropped');
+    assert.match(next.html, /Se muestran las 4 entradas más recientes/);
+    // What the page shows equals a history read anew.
+    assert.equal(next.html, (await shown(new PatientHistoryCache(TZ, 1024 * 1024), 3, 4)).html);
+  });
+
+  test('views not written yet show on top, once even when written meanwhile, within the limit', async () => {
+    const cache = new PatientHistoryCache(TZ, 1024 * 1024);
+    await write(4, 'patient.update', { peso: [null, 7000] });
+    const at = new Date(Date.UTC(2026, 10, 1, 12, 0, second++));
+    const queued = pendingView(4, at);
+    const page = await shown(cache, 4, 10, [queued]);
+    assert.deepEqual(page.actions, ['patient.view', 'patient.update']);
+    assert.deepEqual(page.ids, [0, page.ids[1]]);
+    // The queue's group is committed while the page is read: the view is in both, and shown once.
+    await recordAudit(db, { at, actor, action: 'patient.view', entityType: 'patient', entityId: 4, patientId: 4 });
+    const again = await shown(cache, 4, 10, [queued]);
+    assert.deepEqual(again.actions, ['patient.view', 'patient.update']);
+    assert.ok(again.ids[0]! > 0, 'the written entry, not the queued copy');
+    const limited = await shown(cache, 4, 2, [pendingView(4, new Date(at.getTime() + 1000)), pendingView(4, new Date(at.getTime() + 2000))]);
+    assert.deepEqual(limited.ids, [0, 0]);
+  });
+
+  test('keeps at most its bound in bytes, dropping the patients seen least recently', async () => {
+    const bound = 4 * 1024;
+    const cache = new PatientHistoryCache(TZ, bound);
+    for (let p = 10; p < 20; p++) for (let i = 0; i < 3; i++) await write(p, 'patient.update', { telefono: [`60700${i}`, `60711${i}`] });
+    for (let p = 10; p < 20; p++) {
+      const page = await shown(cache, p, 20);
+      assert.equal(page.ids.length, 3);
+      assert.ok(cache.bytes <= bound, `${cache.bytes} bytes kept`);
+    }
+    assert.ok(cache.bytes > 0);
+  });
+});
