@@ -10,8 +10,11 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
  * The node flags `npm start` runs the bundle with (package.json repeats them; a test keeps the two equal).
  * The old-generation cap keeps the process small under load: without it V8 lets the heap grow to ~270 MB before
  * collecting, though the live data of a request is a few MB and an export streams a page at a time.
+ * Without allocation-site pretenuring: V8 saw the objects made while the kept pages fill up survive, then kept
+ * allocating the same sites' per-request objects straight into the old generation, which it then collected
+ * three to four times a second under load (about 10 ms each). Measured in docs/performance.md.
  */
-export const SERVER_NODE_FLAGS = ['--enable-source-maps', '--max-old-space-size=128'] as const;
+export const SERVER_NODE_FLAGS = ['--enable-source-maps', '--max-old-space-size=128', '--no-allocation-site-pretenuring'] as const;
 
 /**
  * The environment `npm start` adds. glibc gives each thread that allocates its own malloc arena; with the
