@@ -4,17 +4,17 @@ import { FragmentSlot, renderFragment } from '../web/render.js';
 import { listAuditEntriesByIds, listPatientHistoryIds, type AuditListRow } from './audit.repository.js';
 import { AuditRow } from './views/audit-entry.js';
 
-/** What a kept entry costs beside its HTML: its id, its key and its end offset (an estimate, for the bound). */
-const ENTRY_OVERHEAD_BYTES = 96;
+/** What a kept history costs beside its rows' HTML: its arrays and objects (an estimate, for the bound). */
+const HISTORY_OVERHEAD_BYTES = 400;
 
-/** A patient's latest entries, newest first, as rendered rows in one block of bytes. */
+/** A patient's latest entries, newest first, as rendered rows in one block of bytes (typed arrays: compact). */
 interface KeptHistory {
-  readonly ids: readonly number[];
-  /** auditEntryKey of each entry: how a pending view already written is recognised */
-  readonly keys: readonly string[];
+  readonly ids: Float64Array;
+  /** keyHash of each entry: how a pending view already written is recognised */
+  readonly keys: Float64Array;
   readonly html: Buffer;
   /** ends[i]: where row i ends in `html` */
-  readonly ends: readonly number[];
+  readonly ends: Uint32Array;
   readonly bytes: number;
 }
 
@@ -25,8 +25,24 @@ export interface HistoryRows {
 }
 
 /** Same entry, written or not yet: a view pending in the queue has no id, but the same instant, action and actor. */
-export const auditEntryKey = (r: Pick<AuditListRow, 'at' | 'action' | 'user_id' | 'entity_id'>): string =>
+const auditEntryKey = (r: Pick<AuditListRow, 'at' | 'action' | 'user_id' | 'entity_id'>): string =>
   `${r.at}|${r.action}|${r.user_id ?? ''}|${r.entity_id ?? ''}`;
+
+/**
+ * A 53-bit hash of the key (FNV-1a over two lanes), kept instead of the key's text. Two different entries of one
+ * patient would have to collide for a pending view to be left out of one page (it is in the trail all the same).
+ */
+function keyHash(r: Pick<AuditListRow, 'at' | 'action' | 'user_id' | 'entity_id'>): number {
+  const key = auditEntryKey(r);
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x5bd1e995) >>> 0;
+  }
+  return (b & 0x1fffff) * 0x100000000 + a;
+}
 
 /**
  * The history on each patient's page (decision 0016). Audit entries are never changed, so each patient's latest
@@ -57,7 +73,7 @@ export class PatientHistoryCache {
     const ids = await listPatientHistoryIds(db, patientId, limit);
     const history = await this.historyOf(db, patientId, ids);
     const written = new Set(history.keys);
-    const unwritten = pending.filter((r) => !written.has(auditEntryKey(r))).slice(0, limit);
+    const unwritten = pending.filter((r) => !written.has(keyHash(r))).slice(0, limit);
     const stored = Math.min(history.ids.length, limit - unwritten.length);
     const rows: ComponentChildren[] = unwritten.map((entry) => <AuditRow entry={entry} timeZone={this.timeZone} />);
     if (stored > 0) {
@@ -79,38 +95,36 @@ export class PatientHistoryCache {
       const k = ids.indexOf(before.ids[0]!);
       if (k >= 0 && ids.length - k <= before.ids.length && ids.slice(k).every((id, j) => before.ids[j] === id)) fresh = k;
     }
-    const reused = fresh < ids.length ? ids.length - fresh : 0;
+    const reused = fresh < ids.length && before ? ids.length - fresh : 0;
     const read = new Map((await listAuditEntriesByIds(db, ids.slice(0, fresh))).map((e) => [Number(e.id), e]));
-    const parts: Buffer[] = [];
-    const keptIds: number[] = [];
-    const keys: string[] = [];
-    const ends: number[] = [];
-    let end = 0;
-    for (const id of ids.slice(0, fresh)) {
+    const rows = ids.slice(0, fresh).flatMap((id) => {
       const entry = read.get(id);
-      if (entry === undefined) continue; // never deleted; an id without its row is simply not shown
-      const html = this.rendered({ ...entry, id });
-      parts.push(html);
-      end += html.length;
-      ends.push(end);
-      keptIds.push(id);
-      keys.push(auditEntryKey(entry));
-    }
-    if (reused > 0 && before) {
-      const upTo = before.ends[reused - 1]!;
-      parts.push(before.html.subarray(0, upTo));
-      for (let j = 0; j < reused; j++) {
-        ends.push(end + before.ends[j]!);
-        keptIds.push(before.ids[j]!);
-        keys.push(before.keys[j]!);
-      }
-      end += upTo;
+      // Entries are never deleted; an id without its row is simply not shown.
+      return entry === undefined ? [] : [{ id, key: keyHash(entry), html: this.rendered({ ...entry, id }) }];
+    });
+    const count = rows.length + reused;
+    const keptIds = new Float64Array(count);
+    const keys = new Float64Array(count);
+    const ends = new Uint32Array(count);
+    let end = 0;
+    rows.forEach((row, i) => {
+      end += row.html.length;
+      ends[i] = end;
+      keptIds[i] = row.id;
+      keys[i] = row.key;
+    });
+    const reusedBytes = reused > 0 ? before!.ends[reused - 1]! : 0;
+    for (let j = 0; j < reused; j++) {
+      ends[rows.length + j] = end + before!.ends[j]!;
+      keptIds[rows.length + j] = before!.ids[j]!;
+      keys[rows.length + j] = before!.keys[j]!;
     }
     // Memory of its own: a slice of a shared or older block would keep that whole block alive.
-    const html = Buffer.allocUnsafeSlow(end);
+    const html = Buffer.allocUnsafeSlow(end + reusedBytes);
     let at = 0;
-    for (const part of parts) at += part.copy(html, at);
-    const history: KeptHistory = { ids: keptIds, keys, html, ends, bytes: end + ENTRY_OVERHEAD_BYTES * keptIds.length };
+    for (const row of rows) at += row.html.copy(html, at);
+    if (reused > 0) before!.html.copy(html, at, 0, reusedBytes);
+    const history: KeptHistory = { ids: keptIds, keys, html, ends, bytes: html.length + HISTORY_OVERHEAD_BYTES };
     this.store(patientId, history);
     return history;
   }
@@ -137,4 +151,4 @@ export class PatientHistoryCache {
   }
 }
 
-const sameIds = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((id, i) => id === b[i]);
+const sameIds = (a: Float64Array, b: readonly number[]): boolean => a.length === b.length && b.every((id, i) => id === a[i]);
