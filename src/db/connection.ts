@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
 
@@ -37,7 +37,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
     sqlite.pragma('busy_timeout = 5000');
     // FULL: a committed record survives a power cut, not only a process crash.
     sqlite.pragma('synchronous = FULL');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }) });
     return {
       db,
       engine: 'sqlite',
@@ -59,6 +59,28 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, engine: 'postgres', sqliteFile: null, close: () => db.destroy() };
+}
+
+/**
+ * Transactions take SQLite's write lock when they begin (BEGIN IMMEDIATE), not at their first write: another
+ * connection (the audit writer's thread) may commit between a transaction's first read and its first write, and
+ * SQLite then refuses the write at once (SQLITE_BUSY_SNAPSHOT) instead of waiting. A group of changes (decision
+ * 0018) reads and writes for longer, so the window mattered more. Waiting for the lock is busy_timeout's job.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.settings);
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
 }
 
 /** Statements kept prepared per SQL text: a few hundred distinct statements cover the whole application. */

@@ -173,6 +173,24 @@ if (ENGINE === 'sqlite') describe('inTransaction groups commits on SQLite', () =
     assert.deepEqual(await labels(), ['holder', 'd']);
   });
 
+  test('a transaction holds the write lock from its start: no other connection commits between its reads and writes', async () => {
+    await sql`delete from group_item`.execute(db);
+    // The audit writer's thread is such a connection. Without waiting (timeout 0), its write is refused at once.
+    const other = new SQLite(tdb.handle.sqliteFile!, { timeout: 0 });
+    try {
+      await inTransaction(db, async (trx) => {
+        await sql`select count(*) as n from group_item`.execute(trx);
+        assert.throws(() => other.prepare(`insert into group_item (label) values ('other')`).run(), /locked|busy/i);
+        await sql`insert into group_item (label) values ('mine')`.execute(trx);
+      });
+      assert.deepEqual(await labels(), ['mine']);
+      other.prepare(`insert into group_item (label) values ('other')`).run();
+      assert.deepEqual(await labels(), ['mine', 'other']);
+    } finally {
+      other.close();
+    }
+  });
+
   test(`a group carries at most ${GROUP_COMMIT_MAX} transactions; the rest follow in the next one`, async () => {
     await sql`delete from group_item`.execute(db);
     const observer = new SQLite(tdb.handle.sqliteFile!, { readonly: true });
