@@ -128,5 +128,3 @@ export async function listAuditEntriesByIds(db: Executor, ids: readonly number[]
   if (ids.length === 0) return [];
   return db.selectFrom('audit_log').select(AUDIT_COLUMNS).where('id', 'in', ids).execute();
 }
-
-

@@ -28,12 +28,6 @@ export interface CapitaByEntidad {
 }
 
 /**
- * The version of everything the dashboard shows: the sum of the slots of dashboard_version, which triggers bump
- * on every change of patients or ingresos (exam records reach it through patients.ultimo_monitoreo). Equal
- * versions mean equal data, in this process or any other on the same database. One read of ≤ 16 rows.
- */
-
-/**
  * One grouped pass over the open Ingresos and their patients: at most 2 programas × 2 entidades × 2 estados ×
  * 18 months of rows, from which summarizeOpenGroups derives the status counts, the counts by programa and by
  * entidad_salud, the mes_capita chart and the capitation per entidad_salud. At most one open Ingreso per patient

@@ -5,6 +5,7 @@ import { findAuditCursor, listAuditEntries, type AuditListRow } from '../audit/a
 import { recordText } from '../audit/views/audit-entry.js';
 import { mesCapita } from '../ingresos/ingreso.rules.js';
 import { parseListQuery } from '../patients/patient.schema.js';
+import { groupBy } from '../shared/collections.js';
 import { keysetBatches, type CsvValue } from '../shared/csv.js';
 import { formatDateTimeEs } from '../shared/dates.js';
 import { requireAdmin } from '../users/admin.guard.js';
@@ -49,12 +50,7 @@ export async function exportRoutes(app: FastifyInstance): Promise<void> {
     const day = today(app.deps);
     async function* pages() {
       for await (const page of patientPages(request, { query, mesFiltro: null, onlyActive: false, today: day })) {
-        const byPatient = new Map<number, Awaited<ReturnType<typeof findIngresosOfPatients>>>();
-        for (const i of await findIngresosOfPatients(db, page.map((p) => p.id))) {
-          const list = byPatient.get(i.paciente_id);
-          if (list) list.push(i);
-          else byPatient.set(i.paciente_id, [i]);
-        }
+        const byPatient = groupBy(await findIngresosOfPatients(db, page.map((p) => p.id)), (i) => i.paciente_id);
         yield page.flatMap((p) =>
           (byPatient.get(p.id) ?? []).map((i) => [...patientCells(p), i.id, i.estado, i.fecha_inicio, i.fecha_fin, mesCapita(i.fecha_inicio, day), i.motivo]),
         );

@@ -18,7 +18,10 @@ const selectClinicalVersion = precompiled((db: Executor) =>
     ]),
 );
 
-/** Patients and Ingresos (migration 0021): the dashboard and the patient lists. */
+/**
+ * Patients and Ingresos (migration 0021): the dashboard and the patient lists. Exam records reach it through
+ * patients.ultimo_monitoreo. One read of at most 16 rows.
+ */
 export async function readDataVersion(db: Executor): Promise<string> {
   const [row] = await selectDataVersion(db);
   return String(row?.v ?? 0);

@@ -33,6 +33,7 @@ import { FollowContent, type FollowPatient } from './views/follow.page.js';
 import type { IngresoRow } from './ingreso.table.js';
 import { inTransaction } from '../db/transaction.js';
 import { readDataVersion } from '../db/data-version.js';
+import { groupBy } from '../shared/collections.js';
 import { LIST_CACHE_BYTES, sendCachedPage, type ContentCache } from '../web/cached-page.js';
 import { FragmentCache } from '../web/fragment-cache.js';
 
@@ -65,16 +66,6 @@ function backTo(values: FormValues, errors: FieldErrors): string {
     query_search: errors.query_search ? '' : (values.query_search ?? '').trim(),
     page: page !== null && page > 1 ? page : null,
   });
-}
-
-function groupBy<T>(items: readonly T[], key: (item: T) => number): Map<number, T[]> {
-  const map = new Map<number, T[]>();
-  for (const item of items) {
-    const list = map.get(key(item));
-    if (list) list.push(item);
-    else map.set(key(item), [item]);
-  }
-  return map;
 }
 
 const actorOf = (request: FastifyRequest) => (request.user ? { id: request.user.id, username: request.user.username } : null);
