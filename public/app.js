@@ -19,22 +19,34 @@
     if (question && !window.confirm(question)) event.preventDefault();
   });
 
-  // Narrow the municipality list to the chosen department, from the options the server rendered.
+  // Narrow the municipality list to the chosen department. The catalogue is a file of its own (data-ciudad names
+  // it), cached by the browser; it is asked for when the page opens, so a change finds it ready. Without it the
+  // list stays as the server rendered it, and the server checks the pair on save.
   var dep = document.querySelector('select[data-departamento]');
   var city = document.querySelector('select[data-ciudad]');
-  var catalog = document.getElementById('divipola-json');
-  if (dep && city && catalog) {
-    var byDep = JSON.parse(catalog.textContent || '{}');
+  var catalogUrl = city && city.getAttribute('data-ciudad');
+  if (dep && city && catalogUrl && window.fetch) {
+    var catalog = fetch(catalogUrl, { credentials: 'same-origin' })
+      .then(function (res) {
+        return res.ok ? res.json() : null;
+      })
+      .catch(function () {
+        return null;
+      });
     dep.addEventListener('change', function () {
-      var list = byDep[dep.value] || [];
-      var current = city.value;
-      while (city.options.length > 1) city.remove(1);
-      list.forEach(function (name) {
-        var opt = document.createElement('option');
-        opt.value = name;
-        opt.textContent = name;
-        if (name === current) opt.selected = true;
-        city.appendChild(opt);
+      var chosen = dep.value;
+      catalog.then(function (byDep) {
+        if (!byDep || dep.value !== chosen) return;
+        var list = byDep[chosen] || [];
+        var current = city.value;
+        while (city.options.length > 1) city.remove(1);
+        list.forEach(function (name) {
+          var opt = document.createElement('option');
+          opt.value = name;
+          opt.textContent = name;
+          if (name === current) opt.selected = true;
+          city.appendChild(opt);
+        });
       });
     });
   }

@@ -13,6 +13,7 @@ import { dashboardRoutes } from './dashboard/dashboard.routes.js';
 import { exportRoutes } from './dashboard/export.routes.js';
 import { examRoutes } from './exams/exam.routes.js';
 import { ingresoRoutes } from './ingresos/ingreso.routes.js';
+import { divipolaCatalogueRoutes } from './patients/divipola.catalogue.js';
 import { patientRoutes } from './patients/patient.routes.js';
 import { userAdminRoutes } from './users/admin.routes.js';
 import { authRoutes } from './users/auth.routes.js';
@@ -169,6 +170,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
 
   await app.register(fastifyStatic, { root: publicDir, prefix: '/static/', index: false, maxAge: '1h' });
+  await app.register(divipolaCatalogueRoutes);
 
   app.get('/', async (request, reply) => reply.redirect(request.user ? '/dashboard/' : '/users/login/', 302));
   app.get('/healthz', async (_request, reply) => {

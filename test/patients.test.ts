@@ -92,11 +92,21 @@ describe('POST /patients/create/', () => {
     assert.doesNotMatch(res.body, /<option value="MEDELLÍN">/);
     assert.match(control(res.body, 'fecha_nacimiento'), /type="date"/);
     assert.match(control(res.body, 'fecha_inicio_programa'), /type="date"/);
-    const json = /<script type="application\/json" id="divipola-json">([\s\S]*?)<\/script>/.exec(res.body)?.[1];
-    assert.ok(json);
-    const catalogue = JSON.parse(json) as Record<string, string[]>;
+    // The catalogue for app.js is a file of its own, named by the city select, not a copy in every page.
+    assert.doesNotMatch(res.body, /<script type="application\/json"/);
+    const url = decodeEntities(/data-ciudad="([^"]+)"/.exec(control(res.body, 'ciudad'))?.[1] ?? '');
+    assert.match(url, /^\/static\/divipola\.json\?v=[0-9a-f]{12}$/);
+    const anonymous = await ctx.app.inject({ method: 'GET', url });
+    assert.equal(anonymous.statusCode, 200);
+    assert.match(String(anonymous.headers['content-type']), /^application\/json/);
+    assert.equal(anonymous.headers['cache-control'], 'public, max-age=31536000, immutable');
+    const catalogue = anonymous.json() as Record<string, string[]>;
+    assert.equal(Object.keys(catalogue).length, 33);
     assert.ok(catalogue.SANTANDER!.includes('BUCARAMANGA'));
     assert.ok(catalogue.ANTIOQUIA!.includes('MEDELLÍN'));
+    // Another version of it is kept for an hour only, so a page of an older release is not stuck with it.
+    const other = await ctx.app.inject({ method: 'GET', url: '/static/divipola.json?v=000000000000' });
+    assert.equal(other.headers['cache-control'], 'public, max-age=3600');
   });
 
   test('valid: 302 to /patients/ with a message; patient, ACTIVO Ingreso of today (mes_capita 1) and audit stored', async () => {

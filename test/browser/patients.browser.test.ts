@@ -28,6 +28,7 @@ test('a person creates a patient, finds them searching without accents, and filt
   await page.getByLabel('Celular').fill('3001234567');
   // The city list follows the department chosen (narrowed by the page's script).
   await page.getByLabel('Departamento').selectOption('ANTIOQUIA');
+  await page.getByLabel('Ciudad o municipio').locator('option[value="MEDELLÍN"]').waitFor({ state: 'attached' });
   const cities = await page.getByLabel('Ciudad o municipio').locator('option').allTextContents();
   assert.ok(cities.includes('MEDELLÍN'));
   assert.ok(!cities.includes('BUCARAMANGA'));

@@ -1,4 +1,4 @@
-import { DEPARTAMENTOS, DIVIPOLA, municipiosOf } from '../divipola.js';
+import { DEPARTAMENTOS, municipiosOf } from '../divipola.js';
 import {
   DIAGNOSTICOS,
   ENTIDADES_SALUD,
@@ -12,26 +12,7 @@ import {
   type Choice,
 } from '../patient.rules.js';
 import { SelectField, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
-import { FragmentSlot, renderFragment } from '../../web/render.js';
-
-// The catalogue for public/app.js, which narrows the city list when the department changes. A JSON data block
-// (not executable, so the CSP allows it); '<', '>' and '&' are escaped so the text can never close the element.
-const DIVIPOLA_JSON = JSON.stringify(Object.fromEntries(DIVIPOLA.map((d) => [d.nombre, d.municipios.map((m) => m.nombre)])))
-  .replace(/</g, '\\u003c')
-  .replace(/>/g, '\\u003e')
-  .replace(/&/g, '\\u0026')
-  .replace(/\u2028/g, '\\u2028')
-  .replace(/\u2029/g, '\\u2029');
-
-// Constant built from our own catalogue above, never from request data. Rendered and encoded once (14 KB, half of a
-// patient's form) and shared by every page and kept record that places it (decision 0016).
-const DIVIPOLA_SCRIPT = renderFragment(
-  <script type="application/json" id="divipola-json" dangerouslySetInnerHTML={{ __html: DIVIPOLA_JSON }} />,
-);
-
-export function DivipolaJson() {
-  return <FragmentSlot fragment={DIVIPOLA_SCRIPT} />;
-}
+import { DIVIPOLA_CATALOGUE_URL } from '../divipola.catalogue.js';
 
 /** Options as strings, plus the posted value when it is not one of them, so an invalid choice is shown again. */
 function withPosted(choices: readonly Choice<string | number>[], posted: string): { value: string; label: string }[] {
@@ -55,7 +36,7 @@ function Choose(props: { name: string; label: string; choices: readonly Choice<s
 
 /**
  * Departamento and ciudad: like SelectField, plus the data-departamento / data-ciudad hooks that app.js uses
- * to narrow the city list in the browser.
+ * to narrow the city list in the browser (data-ciudad names the catalogue's URL).
  */
 function PlaceSelect(props: {
   name: 'departamento' | 'ciudad';
@@ -71,7 +52,7 @@ function PlaceSelect(props: {
   const options = current !== '' && !props.options.includes(current) ? [...props.options, current] : props.options;
   const error = errors[name];
   const describedBy = [error ? `error_${name}` : null, hint ? `hint_${name}` : null].filter(Boolean).join(' ');
-  const hook = name === 'departamento' ? { 'data-departamento': '' } : { 'data-ciudad': '' };
+  const hook = name === 'departamento' ? { 'data-departamento': '' } : { 'data-ciudad': DIVIPOLA_CATALOGUE_URL };
   return (
     <div class={error ? 'field field-invalid' : 'field'}>
       <label for={`id_${name}`}>
@@ -189,7 +170,6 @@ export function PatientFields({ values, errors }: { values: FormValues; errors: 
           />
         </div>
       </fieldset>
-      <DivipolaJson />
     </>
   );
 }
