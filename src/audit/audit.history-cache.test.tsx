@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { VNode } from 'preact';
 import { createTestDatabase, createUser, type TestDatabase } from '../../test/helpers.js';
 import type { Db } from '../db/database.js';
 import { renderFragment } from '../web/render.js';
 import { PatientHistoryCache } from './audit.history-cache.js';
 import { recordAudit, type AuditListRow } from './audit.repository.js';
+import { AuditRow } from './views/audit-entry.js';
 import { PatientHistory } from './views/patient-history.js';
 
 const TZ = 'America/Bogota';
@@ -37,6 +39,8 @@ const pendingView = (patientId: number, at: Date): AuditListRow => ({
   patient_id: patientId,
   changes: null,
 });
+
+const markup = (node: VNode) => Buffer.concat(renderFragment(node).parts.map((p) => p ?? Buffer.alloc(0))).toString('utf8');
 
 /** The history section as the patient page shows it. */
 async function shown(cache: PatientHistoryCache, patientId: number, limit: number, pending: AuditListRow[] = []) {
@@ -88,8 +92,18 @@ describe("a patient's history on the patient page", () => {
     const again = await shown(cache, 4, 10, [queued]);
     assert.deepEqual(again.actions, ['patient.view', 'patient.update']);
     assert.ok(again.ids[0]! > 0, 'the written entry, not the queued copy');
+    // Rows of views are made from cells rendered once per user and patient: each as an AuditRow renders it.
+    const rowOf = (html: string) => /<tr data-audit-id="\d+" data-action="patient.view">.*?<\/tr>/.exec(html)?.[0];
+    assert.equal(rowOf(page.html), markup(<AuditRow entry={queued} timeZone={TZ} />));
+    assert.equal(rowOf(again.html), markup(<AuditRow entry={{ ...queued, id: again.ids[0]! }} timeZone={TZ} />));
+    assert.equal(again.html, (await shown(new PatientHistoryCache(TZ, 1024 * 1024), 4, 10)).html);
     const limited = await shown(cache, 4, 2, [pendingView(4, new Date(at.getTime() + 1000)), pendingView(4, new Date(at.getTime() + 2000))]);
     assert.deepEqual(limited.ids, [0, 0]);
+    const times = [...limited.html.matchAll(/<time datetime="([^"]+)">([^<]+)<\/time>/g)].map((m) => [m[1], m[2]]);
+    assert.deepEqual(times, [
+      [new Date(at.getTime() + 1000).toISOString(), '01/11/2026 07:00'],
+      [new Date(at.getTime() + 2000).toISOString(), '01/11/2026 07:00'],
+    ], 'each view with its own time');
   });
 
   test('keeps at most its bound in bytes, dropping the patients seen least recently', async () => {

@@ -1,11 +1,17 @@
 import type { ComponentChildren } from 'preact';
-import type { Executor } from '../db/database.js';
-import { FragmentSlot, renderFragment } from '../web/render.js';
-import { listAuditEntriesByIds, listPatientHistoryIds, type AuditListRow } from './audit.repository.js';
-import { AuditRow } from './views/audit-entry.js';
+import { ContentMarker, escapeAttribute, FragmentSlot, renderBytes, renderFrame, type Fragment } from '../web/render.js';
+import { isPostgres, type Executor } from '../db/database.js';
+import { listAuditEntriesByIds, listPatientHistoryAfter, listPatientHistoryIds, type AuditListRow } from './audit.repository.js';
+import { AuditCells, AuditTime } from './views/audit-entry.js';
 
 /** What a kept history costs beside its rows' HTML: its arrays and objects (an estimate, for the bound). */
 const HISTORY_OVERHEAD_BYTES = 400;
+/**
+ * Row frames kept for entries without changes (views, mostly): one per user and patient seen, a few hundred bytes
+ * each.
+ */
+const FRAMES_MAX = 4096;
+const ROW_END = Buffer.from('</tr>');
 
 /** A patient's latest entries, newest first, as rendered rows in one block of bytes (typed arrays: compact). */
 interface KeptHistory {
@@ -15,7 +21,15 @@ interface KeptHistory {
   readonly html: Buffer;
   /** ends[i]: where row i ends in `html` */
   readonly ends: Uint32Array;
+  /** the limit it was read with: it holds at most that many */
+  readonly limit: number;
   readonly bytes: number;
+}
+
+/** What changed since a kept history: the entries to add on top (newest first) and how many kept rows follow. */
+interface Changes {
+  entries: AuditListRow[];
+  reused: number;
 }
 
 export interface HistoryRows {
@@ -70,12 +84,15 @@ export class PatientHistoryCache {
    * on top: each entry once (a group committed while the page was read may be in both), at most `limit`.
    */
   async rows(db: Executor, patientId: number, limit: number, pending: readonly AuditListRow[]): Promise<HistoryRows> {
-    const ids = await listPatientHistoryIds(db, patientId, limit);
-    const history = await this.historyOf(db, patientId, ids);
+    const history = await this.historyOf(db, patientId, limit);
     const written = new Set(history.keys);
     const unwritten = pending.filter((r) => !written.has(keyHash(r))).slice(0, limit);
     const stored = Math.min(history.ids.length, limit - unwritten.length);
-    const rows: ComponentChildren[] = unwritten.map((entry) => <AuditRow entry={entry} timeZone={this.timeZone} />);
+    const rows: ComponentChildren[] = [];
+    if (unwritten.length > 0) {
+      const parts = unwritten.map((entry) => this.row(entry));
+      rows.push(<FragmentSlot fragment={{ parts, size: parts.reduce((n, b) => n + b.length, 0) }} />);
+    }
     if (stored > 0) {
       const end = history.ends[stored - 1]!;
       rows.push(<FragmentSlot fragment={{ parts: [history.html.subarray(0, end)], size: end }} />);
@@ -83,25 +100,16 @@ export class PatientHistoryCache {
     return { count: unwritten.length + stored, rows };
   }
 
-  private async historyOf(db: Executor, patientId: number, ids: readonly number[]): Promise<KeptHistory> {
-    const before = this.kept.get(patientId);
-    if (before && sameIds(before.ids, ids)) {
+  private async historyOf(db: Executor, patientId: number, limit: number): Promise<KeptHistory> {
+    const kept = this.kept.get(patientId);
+    // One kept with a smaller limit, and full, may lack older entries: it is read anew.
+    const before = kept && (kept.limit >= limit || kept.ids.length < kept.limit) ? kept : undefined;
+    const { entries, reused } = isPostgres(db) ? await this.changedByIds(db, patientId, limit, before) : await this.changedSince(db, patientId, limit, before);
+    if (before && entries.length === 0 && reused === before.ids.length && before.limit === limit) {
       this.store(patientId, before);
       return before;
     }
-    // Entries are only ever added: the kept ones usually follow the new ones.
-    let fresh = ids.length;
-    if (before && before.ids.length > 0) {
-      const k = ids.indexOf(before.ids[0]!);
-      if (k >= 0 && ids.length - k <= before.ids.length && ids.slice(k).every((id, j) => before.ids[j] === id)) fresh = k;
-    }
-    const reused = fresh < ids.length && before ? ids.length - fresh : 0;
-    const read = new Map((await listAuditEntriesByIds(db, ids.slice(0, fresh))).map((e) => [Number(e.id), e]));
-    const rows = ids.slice(0, fresh).flatMap((id) => {
-      const entry = read.get(id);
-      // Entries are never deleted; an id without its row is simply not shown.
-      return entry === undefined ? [] : [{ id, key: keyHash(entry), html: this.rendered({ ...entry, id }) }];
-    });
+    const rows = entries.map((entry) => ({ id: entry.id, key: keyHash(entry), html: this.row(entry) }));
     const count = rows.length + reused;
     const keptIds = new Float64Array(count);
     const keys = new Float64Array(count);
@@ -124,14 +132,65 @@ export class PatientHistoryCache {
     let at = 0;
     for (const row of rows) at += row.html.copy(html, at);
     if (reused > 0) before!.html.copy(html, at, 0, reusedBytes);
-    const history: KeptHistory = { ids: keptIds, keys, html, ends, bytes: html.length + HISTORY_OVERHEAD_BYTES };
+    const history: KeptHistory = { ids: keptIds, keys, html, ends, limit, bytes: html.length + HISTORY_OVERHEAD_BYTES };
     this.store(patientId, history);
     return history;
   }
 
-  private rendered(entry: AuditListRow): Buffer {
-    const { parts } = renderFragment(<AuditRow entry={entry} timeZone={this.timeZone} />);
-    return Buffer.concat(parts.map((p) => p ?? Buffer.alloc(0)));
+  /**
+   * SQLite: the entries written since the newest kept one, read in one statement. Writes are serialized there, so
+   * an entry committed later always has a greater id than every entry a reader has already seen.
+   */
+  private async changedSince(db: Executor, patientId: number, limit: number, before: KeptHistory | undefined): Promise<Changes> {
+    const entries = await listPatientHistoryAfter(db, patientId, before && before.ids.length > 0 ? before.ids[0]! : 0, limit);
+    return { entries, reused: before ? Math.min(before.ids.length, limit - entries.length) : 0 };
+  }
+
+  /**
+   * PostgreSQL: the latest ids, then the entries not kept. Ids come from a sequence when a row is inserted, so a
+   * transaction may commit a smaller id after a greater one was seen; comparing the ids finds it all the same.
+   */
+  private async changedByIds(db: Executor, patientId: number, limit: number, before: KeptHistory | undefined): Promise<Changes> {
+    const ids = await listPatientHistoryIds(db, patientId, limit);
+    if (before && sameIds(before.ids, ids)) return { entries: [], reused: ids.length };
+    // Entries are only ever added: the kept ones usually follow the new ones.
+    let fresh = ids.length;
+    if (before && before.ids.length > 0) {
+      const k = ids.indexOf(before.ids[0]!);
+      if (k >= 0 && ids.length - k <= before.ids.length && ids.slice(k).every((id, j) => before.ids[j] === id)) fresh = k;
+    }
+    const read = new Map((await listAuditEntriesByIds(db, ids.slice(0, fresh))).map((e) => [Number(e.id), e]));
+    // Entries are never deleted; an id without its row is simply not shown.
+    const entries = ids.slice(0, fresh).flatMap((id) => {
+      const entry = read.get(id);
+      return entry === undefined ? [] : [{ ...entry, id }];
+    });
+    return { entries, reused: fresh < ids.length && before ? ids.length - fresh : 0 };
+  }
+
+  /** The cells of entries without changes around their time, by everything else they show. */
+  private readonly frames = new Map<string, Fragment[]>();
+
+  /**
+   * An entry's row as bytes. Entries without changes (each visit's view) differ from the earlier ones of the same
+   * user and patient only in their time: their cells are rendered once, around a marker, and only the time anew.
+   */
+  private row(entry: AuditListRow): Buffer {
+    const start = Buffer.from(`<tr data-audit-id="${entry.id}" data-action="${escapeAttribute(entry.action)}">`);
+    const cells = () => renderFrame(<AuditCells entry={entry} timeZone={this.timeZone} time={<ContentMarker />} />, 1);
+    let frame: Fragment[];
+    if (entry.changes === null) {
+      const shape = JSON.stringify([entry.action, entry.user_id, entry.username, entry.entity_type, entry.entity_id, entry.patient_id]);
+      frame = this.frames.get(shape) ?? cells();
+      if (!this.frames.has(shape)) {
+        if (this.frames.size >= FRAMES_MAX) this.frames.delete(this.frames.keys().next().value!);
+        this.frames.set(shape, frame);
+      }
+    } else {
+      frame = cells();
+    }
+    const time = renderBytes(<AuditTime at={entry.at} timeZone={this.timeZone} />);
+    return Buffer.concat([start, ...bytesOf(frame[0]!), time, ...bytesOf(frame[1]!), ROW_END]);
   }
 
   /** Keeps (or refreshes) a patient's history as the most recently seen, dropping the least recent past the bound. */
@@ -152,3 +211,6 @@ export class PatientHistoryCache {
 }
 
 const sameIds = (a: Float64Array, b: readonly number[]): boolean => a.length === b.length && b.every((id, i) => id === a[i]);
+
+/** A fragment's bytes (rows hold no CSRF field). */
+const bytesOf = (fragment: Fragment): Buffer[] => fragment.parts.filter((p): p is Buffer => p !== null);

@@ -123,8 +123,20 @@ export async function listPatientHistoryIds(db: Executor, patientId: number, lim
   return (await selectPatientHistoryIds(db, patientId, limit)).map((r) => Number(r.id));
 }
 
-/** Entries by id (any order). */
+const selectAuditEntryById = precompiled((db: Executor, id: number) => db.selectFrom('audit_log').select(AUDIT_COLUMNS).where('id', '=', id));
+
+const selectPatientHistoryAfter = precompiled((db: Executor, patientId: number, afterId: number, limit: number) =>
+  db.selectFrom('audit_log').select(AUDIT_COLUMNS).where('patient_id', '=', patientId).where('id', '>', afterId).orderBy('id', 'desc').limit(limit),
+);
+
+/** A patient's entries with an id above `afterId`, newest first, at most `limit` (index (patient_id, id)). */
+export async function listPatientHistoryAfter(db: Executor, patientId: number, afterId: number, limit: number): Promise<AuditListRow[]> {
+  return (await selectPatientHistoryAfter(db, patientId, afterId, limit)).map((e) => ({ ...e, id: Number(e.id) }));
+}
+
+/** Entries by id (any order). One id (a patient page's usual case: the view since the last visit) is precompiled. */
 export async function listAuditEntriesByIds(db: Executor, ids: readonly number[]): Promise<AuditListRow[]> {
   if (ids.length === 0) return [];
+  if (ids.length === 1) return selectAuditEntryById(db, ids[0]!);
   return db.selectFrom('audit_log').select(AUDIT_COLUMNS).where('id', 'in', ids).execute();
 }

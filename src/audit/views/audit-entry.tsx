@@ -32,30 +32,45 @@ export function recordText(e: Pick<AuditListRow, 'entity_type' | 'entity_id'>): 
 export function AuditRow({ entry, timeZone }: { entry: AuditListRow; timeZone: string }) {
   return (
     <tr data-audit-id={String(entry.id)} data-action={entry.action}>
-      <td>
-        <time dateTime={entry.at}>{formatDateTimeEs(entry.at, timeZone)}</time>
-      </td>
+      <AuditCells entry={entry} timeZone={timeZone} />
+    </tr>
+  );
+}
+
+/** When an entry was written, as its row shows it. */
+export function AuditTime({ at, timeZone }: { at: string; timeZone: string }) {
+  return <time dateTime={at}>{formatDateTimeEs(at, timeZone)}</time>;
+}
+
+/**
+ * The cells of an entry's row: all but its id (a view shown before it is written has none yet). `time` stands in
+ * for the AuditTime element when the cells are rendered once for many entries that differ only in it.
+ */
+export function AuditCells({ entry, timeZone, time }: { entry: Omit<AuditListRow, 'id'>; timeZone: string; time?: ComponentChildren }) {
+  return (
+    <>
+      <td>{time ?? <AuditTime at={entry.at} timeZone={timeZone} />}</td>
       <td>{entry.username ?? <span class="muted">(sin usuario)</span>}</td>
       <td>{actionLabel(entry.action)}</td>
       <td>
-          {recordText(entry)}
-          {entry.patient_id !== null && entry.entity_type !== 'patient' && (
-            <>
-              {' '}
-              <a href={`/patients/${entry.patient_id}/`}>(paciente #{entry.patient_id})</a>
-            </>
-          )}
-          {entry.patient_id !== null && entry.entity_type === 'patient' && (
-            <>
-              {' '}
-              <a href={`/patients/${entry.patient_id}/`}>ver</a>
-            </>
-          )}
+        {recordText(entry)}
+        {entry.patient_id !== null && entry.entity_type !== 'patient' && (
+          <>
+            {' '}
+            <a href={`/patients/${entry.patient_id}/`}>(paciente #{entry.patient_id})</a>
+          </>
+        )}
+        {entry.patient_id !== null && entry.entity_type === 'patient' && (
+          <>
+            {' '}
+            <a href={`/patients/${entry.patient_id}/`}>ver</a>
+          </>
+        )}
       </td>
       <td>
         <AuditChanges changes={entry.changes} />
       </td>
-    </tr>
+    </>
   );
 }
 
