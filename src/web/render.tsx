@@ -84,13 +84,6 @@ export function renderFragment(node: VNode): Fragment {
   return renderParts(node, '', true);
 }
 
-/** Renders a small piece (no fragments, no CSRF field) to bytes used at once, not kept. */
-export function renderBytes(node: VNode): Buffer {
-  const { parts } = renderParts(node, '', false);
-  if (parts.some((p) => p === null)) throw new Error('renderBytes: a CSRF field needs sendPage');
-  return parts.length === 1 ? parts[0]! : Buffer.concat(parts as Buffer[]);
-}
-
 /**
  * The text's bytes in memory of their own. Node hands out short buffers as slices of shared 8 KB blocks, and one
  * kept slice keeps its whole block alive (with many kept rows, most of the memory held was such blocks).
