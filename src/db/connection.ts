@@ -37,6 +37,9 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
     sqlite.pragma('busy_timeout = 5000');
     // FULL: a committed record survives a power cut, not only a process crash.
     sqlite.pragma('synchronous = FULL');
+    // 8 MB of page cache instead of better-sqlite3's 16: as fast at 100,000 patients, and 8 MB less resident
+    // (decision 0022).
+    sqlite.pragma('cache_size = -8000');
     const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }) });
     return {
       db,
