@@ -61,14 +61,15 @@ function keyHash(r: Pick<AuditListRow, 'at' | 'action' | 'user_id' | 'entity_id'
 
 /**
  * The history on each patient's page (decision 0016). Audit entries are never changed, so each patient's latest
- * entries are kept rendered, in one block of bytes per patient. A visit reads the ids from the index
- * (patient_id, id); the entries written since the last visit (usually the views of the visits in between) are
- * the only ones read from the table and rendered, and go on top of the kept rows. The least recently seen
- * patients are dropped past `maxBytes`.
+ * entries are kept rendered, in one block of bytes per patient. A visit reads only the entries written since
+ * the last one (usually the views of the visits in between), renders them and puts them on top of the kept rows.
+ * The least recently seen patients are dropped past `maxBytes`.
  */
 export class PatientHistoryCache {
   private readonly kept = new Map<number, KeptHistory>();
   private keptBytes = 0;
+  /** The cells of entries without changes around their time, by everything else they show. */
+  private readonly frames = new Map<string, Fragment[]>();
 
   constructor(
     private readonly timeZone: string,
@@ -168,9 +169,6 @@ export class PatientHistoryCache {
     });
     return { entries, reused: fresh < ids.length && before ? ids.length - fresh : 0 };
   }
-
-  /** The cells of entries without changes around their time, by everything else they show. */
-  private readonly frames = new Map<string, Fragment[]>();
 
   /**
    * An entry's row as bytes. Entries without changes (each visit's view) differ from the earlier ones of the same
