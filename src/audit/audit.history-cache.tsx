@@ -176,17 +176,17 @@ export class PatientHistoryCache {
    */
   private row(entry: AuditListRow): Buffer {
     const start = Buffer.from(`<tr data-audit-id="${entry.id}" data-action="${escapeAttribute(entry.action)}">`);
-    const cells = () => renderFrame(<AuditCells entry={entry} timeZone={this.timeZone} time={<ContentMarker />} />, 1);
-    let frame: Fragment[];
-    if (entry.changes === null) {
-      const shape = JSON.stringify([entry.action, entry.user_id, entry.username, entry.entity_type, entry.entity_id, entry.patient_id]);
-      frame = this.frames.get(shape) ?? cells();
-      if (!this.frames.has(shape)) {
+    const shape =
+      entry.changes === null
+        ? JSON.stringify([entry.action, entry.user_id, entry.username, entry.entity_type, entry.entity_id, entry.patient_id])
+        : null;
+    let frame = shape === null ? undefined : this.frames.get(shape);
+    if (frame === undefined) {
+      frame = renderFrame(<AuditCells entry={entry} timeZone={this.timeZone} time={<ContentMarker />} />, 1);
+      if (shape !== null) {
         if (this.frames.size >= FRAMES_MAX) this.frames.delete(this.frames.keys().next().value!);
         this.frames.set(shape, frame);
       }
-    } else {
-      frame = cells();
     }
     // AuditTime's markup, written here: a render of its own cost as much as the rest of the row (the tests compare).
     const time = Buffer.from(`<time datetime="${escapeAttribute(entry.at)}">${escapeAttribute(formatDateTimeEs(entry.at, this.timeZone))}</time>`);

@@ -156,7 +156,7 @@ function csrfToken(reply: FastifyReply): string {
   }
 }
 
-/** Text for a double-quoted attribute, escaped as preact escapes it. */
+/** Text for a double-quoted attribute (or an element's text): &, <, > and " escaped. */
 export const escapeAttribute = (s: string): string =>
   s.replace(/[&<>"]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : '&quot;'));
 
