@@ -196,6 +196,40 @@ function sumBy<T>(rows: readonly T[], key: (r: T) => string, value: (r: T) => nu
   return [...sums].sort(([a], [b]) => byKey(a, b));
 }
 
+/** Open Ingresos of one (programa, entidad_salud, estado) started in the month `mes` ('YYYY-MM'), as counted by the database. */
+export interface OpenMonthRow {
+  programa: string;
+  entidad_salud: string;
+  estado: 'ACTIVO' | 'SUSPENDIDO';
+  mes: string;
+  n: number;
+  total: number;
+}
+
+/**
+ * The open Ingresos counted per month of their start, grouped by mes_capita as of `today`. Every bound of
+ * mesCapitaLowerBounds is a month's first day, so all the Ingresos started in one month share their mes_capita:
+ * the same buckets as grouping the Ingresos themselves. Groups that add up to nothing are left out, as a grouped
+ * query over the Ingresos would.
+ */
+export function bucketOpenMonths(rows: readonly OpenMonthRow[], today: string): OpenGroupRow[] {
+  const bounds = mesCapitaLowerBounds(today);
+  const groups = new Map<string, OpenGroupRow>();
+  for (const r of rows) {
+    const start = `${r.mes}-01`;
+    const index = bounds.findIndex((b) => start >= b);
+    const mes = index === -1 ? bounds.length + 1 : index + 1;
+    const key = `${r.programa}\u0000${r.entidad_salud}\u0000${r.estado}\u0000${mes}`;
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, { programa: r.programa, entidad_salud: r.entidad_salud, estado: r.estado, mes, n: r.n, total: r.total });
+    else {
+      group.n += r.n;
+      group.total += r.total;
+    }
+  }
+  return [...groups.values()].filter((g) => g.n !== 0);
+}
+
 /**
  * The dashboard's counts from the grouped open Ingresos: one open Ingreso per patient, so each count of
  * Ingresos is a count of patients.
