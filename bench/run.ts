@@ -4,7 +4,7 @@
 // Starts the application in production mode (one process) on a database made by `npm run bench:data`, logs in
 // as 'bench', drives each scenario with autocannon, samples the server's RSS, prints one table, then the mixed
 // scenario (every read page while another client writes at 5 and at 20 changes a second: bench/mixed.ts, one
-// table per rate; `--only mixed` runs it alone), and writes the figures to bench/results/<date>-<engine>.json. Exits non-zero when any request failed.
+// table per rate; `--only mixed` runs it alone, `--only mixed,dashboard` for the pages named only), and writes the figures to bench/results/<date>-<engine>.json. Exits non-zero when any request failed.
 
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -361,7 +361,8 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
         const writerSession = new Session(server.base);
         await writerSession.login(BENCH_USERNAME, BENCH_PASSWORD);
         await writerSession.request('GET', '/patients/create/');
-        const reads = scenarios(f, db, session);
+        // `--only mixed,dashboard`: the mixed scenario of the read pages named only.
+        const reads = scenarios(f, db, session).filter((s, _, all) => !only || !all.some((r) => only.has(r.key)) || only.has(s.key));
         for (const rate of MIXED_RATES) {
           const writer = new MixedWriter(writerSession, f, rate);
           const outcome: MixedOutcome = { rate, results: [], writes: { rate, sent: 0, ok: 0, failed: 0, skipped: 0, byKind: {}, failures: [] } };
