@@ -4,7 +4,8 @@
 // Starts the application in production mode (one process) on a database made by `npm run bench:data`, logs in
 // as 'bench', drives each scenario with autocannon, samples the server's RSS, prints one table, then the mixed
 // scenario (every read page while another client writes at 5 and at 20 changes a second: bench/mixed.ts, one
-// table per rate; `--only mixed` runs it alone, `--only mixed,dashboard` for the pages named only), and writes the figures to bench/results/<date>-<engine>.json. Exits non-zero when any request failed.
+// table per rate; `--only mixed` runs it alone, `--only mixed,dashboard` for the pages named only), and writes
+// the figures to bench/results/<date>-<engine>.json. Exits non-zero when any request failed.
 
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
