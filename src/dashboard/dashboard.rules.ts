@@ -163,7 +163,7 @@ export function barChartGeometry(counts: readonly number[]): ChartGeometry {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// The figures derived from one grouped pass over the open Ingresos (countOpenGroups).
+// The figures derived from the open Ingresos grouped by programa, entidad, estado and mes_capita (countOpenGroups).
 
 export interface OpenGroupRow {
   programa: string;
