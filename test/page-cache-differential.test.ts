@@ -138,7 +138,7 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
         if (id === undefined) return;
         const open = await db.selectFrom('ingresos').select(['id', 'estado']).where('paciente_id', '=', id).where('estado', 'in', ['ACTIVO', 'SUSPENDIDO']).executeTakeFirst();
         if (!open || open.estado === w.to) return;
-        const fields = w.to === 'TERMINADO' ? { fecha_terminacion: day, motivo_estado: 'Alta' } : { motivo_estado: 'Cambio' };
+        const fields: Record<string, string> = w.to === 'TERMINADO' ? { fecha_terminacion: day, motivo_estado: 'Alta' } : { motivo_estado: 'Cambio' };
         const res = await keptClient.post(`/patients/ingreso/estado/${open.id}/${w.to}/`, fields);
         assert.equal(res.status, 302, `status change to ${w.to}`);
         await keptClient.get(res.location!); // its one-time message shown
