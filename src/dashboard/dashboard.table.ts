@@ -1,16 +1,6 @@
 import type { ColumnType } from 'kysely';
 
 /**
- * The dashboard's data version (migration 0021): one row per slot (16 on PostgreSQL, 1 on SQLite), bumped by
- * database triggers whenever patients or ingresos change; the version is the sum of the slots. Never written by
- * the application.
- */
-export interface DashboardVersionTable {
-  slot: ColumnType<number, never, never>;
-  n: ColumnType<number | string, never, never>;
-}
-
-/**
  * The dashboard's counters (migration 0070, decision 0045): signed deltas per (key, slot), written only by
  * database triggers in the write's own transaction; a figure is the sum over the slots of its key.
  */
@@ -20,9 +10,6 @@ type Counter<T> = { [K in keyof T]: ColumnType<T[K], never, never> } & {
 };
 
 export interface DashboardTables {
-  dashboard_version: DashboardVersionTable;
-  /** Same shape, bumped by every change of exam records (migration 0023). */
-  exam_records_version: DashboardVersionTable;
   /** Open Ingresos per (programa, entidad_salud, estado, month of fecha_inicio) and the sum of valor_capita. */
   dashboard_open_counts: Counter<{ programa: string; entidad_salud: string; estado: string; mes: string; total: number | string }>;
   /** Ingresos per month of fecha_inicio ('inicio') and of fecha_fin ('fin'). */
