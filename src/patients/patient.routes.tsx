@@ -152,7 +152,9 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
       patientId,
       requestId: String(request.id),
     });
-    const history = await histories.rows(db, patientId, HISTORY_LIMIT, app.auditViews.pendingForPatient(patientId));
+    // With kept pages off (the differential tests), the history is read whole on every visit too.
+    const historyCache = app.pages.enabled ? histories : new PatientHistoryCache(deps.config.timeZone, HISTORY_CACHE_BYTES);
+    const history = await historyCache.rows(db, patientId, HISTORY_LIMIT, app.auditViews.pendingForPatient(patientId));
     return sendKeptPage(request, reply, record, {
       after: <PatientHistory count={history.count} rows={history.rows} limit={HISTORY_LIMIT} />,
     });
