@@ -23,6 +23,7 @@ import type { NewExamRecordRow } from './exam.table.js';
 import { ArchivePage } from './views/archive.page.js';
 import { KIND_PATHS, type PostedForm } from './views/forms.js';
 import { inTransaction } from '../db/transaction.js';
+import { conflict, isDomainError, notFound } from '../shared/domain-error.js';
 import { sendKeptPage } from '../web/cached-page.js';
 import { clinicalPage, examListPage } from './exam.pages.js';
 
@@ -35,11 +36,11 @@ export const EXAM_MSG = {
   voidMotivo: (error: string) => `No se anuló el registro: indique el motivo de la anulación. ${error}`,
 } as const;
 
-/** Control flow out of a transaction, turned into a response by the route. */
-class NoActiveIngresoError extends Error {}
-class RecordNotFoundError extends Error {}
-class RecordArchivedError extends Error {}
-class RecordAlreadyVoidedError extends Error {}
+/** What the transactions below refuse (domain errors: shared/domain-error.ts), turned into answers by the routes. */
+const NO_ACTIVE_INGRESO = 'exam.no_active_ingreso';
+const RECORD_NOT_FOUND = 'exam.record_not_found';
+const RECORD_ARCHIVED = 'exam.record_archived';
+const RECORD_ALREADY_VOIDED = 'exam.record_already_voided';
 
 type PatientParams = { Params: { patientId: string } };
 
@@ -111,7 +112,7 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
         await inTransaction(db, async (trx) => {
           // Re-checked under a lock: a status change racing this post never leaves a record on a closed cycle.
           const active = await lockActiveIngreso(trx, patient.id, engine);
-          if (!active) throw new NoActiveIngresoError();
+          if (!active) throw conflict(NO_ACTIVE_INGRESO);
           const row: NewExamRecordRow = {
             ...result.parsed.data,
             ingreso_id: active.id,
@@ -134,7 +135,7 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
           });
         });
       } catch (err) {
-        if (err instanceof NoActiveIngresoError) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.noActivo);
+        if (isDomainError(err, NO_ACTIVE_INGRESO)) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.noActivo);
         throw err;
       }
       return redirectWith(reply, clinicalUrl(patient.id), 'success', EXAM_MSG.created(kind));
@@ -158,10 +159,10 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
       await inTransaction(db, async (trx) => {
         const active = await lockActiveIngreso(trx, patient.id, engine);
         const record = await findRecordOfPatient(trx, patient.id, recordId);
-        if (!record) throw new RecordNotFoundError();
-        if (!active || record.ingreso_id !== active.id) throw new RecordArchivedError();
+        if (!record) throw notFound(RECORD_NOT_FOUND);
+        if (!active || record.ingreso_id !== active.id) throw conflict(RECORD_ARCHIVED);
         const motivo = parsed.data.motivo_anulacion;
-        if (!(await voidExamRecord(trx, { id: recordId, by: user.id, at: now.toISOString(), motivo }))) throw new RecordAlreadyVoidedError();
+        if (!(await voidExamRecord(trx, { id: recordId, by: user.id, at: now.toISOString(), motivo }))) throw conflict(RECORD_ALREADY_VOIDED);
         await recordAudit(trx, {
           at: now,
           actor: user,
@@ -174,9 +175,9 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
         });
       });
     } catch (err) {
-      if (err instanceof RecordNotFoundError) return reply.callNotFound();
-      if (err instanceof RecordArchivedError) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.voidArchived);
-      if (err instanceof RecordAlreadyVoidedError) return redirectWith(reply, clinicalUrl(patient.id), 'info', EXAM_MSG.alreadyVoided(recordId));
+      if (isDomainError(err, RECORD_NOT_FOUND)) return reply.callNotFound();
+      if (isDomainError(err, RECORD_ARCHIVED)) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.voidArchived);
+      if (isDomainError(err, RECORD_ALREADY_VOIDED)) return redirectWith(reply, clinicalUrl(patient.id), 'info', EXAM_MSG.alreadyVoided(recordId));
       throw err;
     }
     return redirectWith(reply, clinicalUrl(patient.id), 'success', EXAM_MSG.voided(recordId));

@@ -3,6 +3,7 @@
 import { expressionBuilder, PostgresAdapter, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database, Executor } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { conflict } from '../shared/domain-error.js';
 import { mesCapita, mesFiltroRange } from '../ingresos/ingreso.rules.js';
 import { normalizeForSearch } from '../shared/text.js';
 import type { NewPatientRow, PatientRow, PatientUpdate } from './patient.table.js';
@@ -10,10 +11,8 @@ import type { NewPatientRow, PatientRow, PatientUpdate } from './patient.table.j
 /** Patients per list page (spec: 10 patients per page). */
 export const PAGE_SIZE = 10;
 
-/** Another patient already holds this documento (case ignored); also raised when the database refuses a race. */
-export class DocumentoTakenError extends Error {
-  override name = 'DocumentoTakenError';
-}
+/** Another patient already holds this documento; raised when the unique index refuses a race. */
+export const DOCUMENTO_TAKEN = 'patient.documento_taken';
 
 export async function findPatientById(db: Executor, id: number): Promise<PatientRow | undefined> {
   return db.selectFrom('patients').selectAll().where('id', '=', id).executeTakeFirst();
@@ -26,23 +25,23 @@ export async function isDocumentoKeyTaken(db: Executor, documentoKey: string, ex
   return (await q.executeTakeFirst()) !== undefined;
 }
 
-/** Inserts a patient (derived columns included by the caller); DocumentoTakenError on a duplicate key. */
+/** Inserts a patient (derived columns included by the caller); the DOCUMENTO_TAKEN domain error on a duplicate key. */
 export async function insertPatient(db: Executor, row: NewPatientRow): Promise<number> {
   try {
     const inserted = await db.insertInto('patients').values(row).returning('id').executeTakeFirstOrThrow();
     return inserted.id;
   } catch (err) {
-    if (isUniqueViolation(err)) throw new DocumentoTakenError();
+    if (isUniqueViolation(err)) throw conflict(DOCUMENTO_TAKEN);
     throw err;
   }
 }
 
-/** Updates a patient; DocumentoTakenError when the new documento_key belongs to someone else. */
+/** Updates a patient; the DOCUMENTO_TAKEN domain error when the new documento_key belongs to someone else. */
 export async function updatePatient(db: Executor, id: number, changes: PatientUpdate): Promise<void> {
   try {
     await db.updateTable('patients').set(changes).where('id', '=', id).execute();
   } catch (err) {
-    if (isUniqueViolation(err)) throw new DocumentoTakenError();
+    if (isUniqueViolation(err)) throw conflict(DOCUMENTO_TAKEN);
     throw err;
   }
 }

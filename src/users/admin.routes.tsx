@@ -6,7 +6,8 @@ import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { requireAdmin } from '../web/guard.js';
 import { hashPassword } from './password.js';
 import { listUsers, resetPassword, setUserActive, type UserListRow } from './user-admin.repository.js';
-import { findUserById, insertUser, UsernameTakenError } from './user.repository.js';
+import { isDomainError } from '../shared/domain-error.js';
+import { findUserById, insertUser, USERNAME_TAKEN } from './user.repository.js';
 import { validatePassword, validateUsername } from './user.rules.js';
 import { UserDetailPage, UsersPage } from './views/users.page.js';
 import { inTransaction } from '../db/transaction.js';
@@ -79,7 +80,7 @@ export async function userAdminRoutes(app: FastifyInstance): Promise<void> {
         });
       });
     } catch (err) {
-      if (err instanceof UsernameTakenError) return renderList(request, reply, kept, { username: USER_MSG.taken });
+      if (isDomainError(err, USERNAME_TAKEN)) return renderList(request, reply, kept, { username: USER_MSG.taken });
       throw err;
     }
     return redirectWith(reply, '/users/', 'success', USER_MSG.created(username));
