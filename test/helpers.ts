@@ -172,6 +172,8 @@ export class TestClient {
     }
     const token = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(res.body)?.[1];
     if (token) this.csrfToken = token;
+    // A new CSRF secret (login, logout) makes the tokens of earlier pages useless, as in a browser.
+    else if ((res.cookies as { name: string }[]).some((c) => c.name === 'csrftoken')) this.csrfToken = null;
     return { status: res.statusCode, headers: res.headers, body: res.body, location: res.headers.location as string | undefined };
   }
 
@@ -188,6 +190,8 @@ export class TestClient {
     const fields = { ...form };
     if (options.csrf !== false) {
       if (!this.csrfToken) await this.get('/users/login/');
+      // Logged in, the login page redirects: the logout page carries a form too.
+      if (!this.csrfToken) await this.get('/users/logout/');
       if (fields.csrfmiddlewaretoken === undefined) fields.csrfmiddlewaretoken = this.csrfToken!;
     }
     return this.send('POST', url, encodeForm(fields), options.headers);
