@@ -85,7 +85,7 @@ describe('the origin of unsafe requests', () => {
   }
 
   test("the site's own origin, a Referer on the site, and a trusted origin are accepted", async () => {
-    for (const headers of [
+    for (const headers of <Record<string, string>[]>[
       { origin: 'http://localhost:80', host: 'localhost:80' },
       { referer: 'http://localhost:80/users/logout/', host: 'localhost:80' },
       { origin: 'https://portal.example.co', 'sec-fetch-site': 'cross-site' },

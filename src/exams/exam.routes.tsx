@@ -34,6 +34,7 @@ import { FragmentCache } from '../web/fragment-cache.js';
 
 export const EXAM_MSG = {
   noActivo: 'El paciente no tiene un ingreso ACTIVO (pudo haber cambiado mientras llenaba el formulario): no se guardó el registro.',
+  cycleChanged: 'El ciclo activo del paciente cambió mientras llenaba el formulario: no se guardó el registro. Revise la fecha y vuelva a intentarlo.',
   created: (kind: ExamKindValue) => `Registro de ${labelOf(EXAM_KINDS, kind).toLowerCase()} guardado en el ingreso activo.`,
   voided: (id: number) => `Registro n.º ${id} anulado. Ya no aparece en la vista clínica y se conserva en el historial del ingreso.`,
   alreadyVoided: (id: number) => `El registro n.º ${id} ya estaba anulado.`,
@@ -43,6 +44,7 @@ export const EXAM_MSG = {
 
 /** Control flow out of a transaction, turned into a response by the route. */
 class NoActiveIngresoError extends Error {}
+class CycleChangedError extends Error {}
 class PatientNotFoundError extends Error {}
 class RecordNotFoundError extends Error {}
 class RecordArchivedError extends Error {}
@@ -147,10 +149,11 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
       const patient = await loadPatient(request, reply, request.params.patientId);
       if (!patient) return reply;
       // No ACTIVO Ingreso: nothing to attach the record to, and the view would have no form to show errors in.
-      if (!(await findActiveIngreso(db, patient.id))) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.noActivo);
+      const cycle = await findActiveIngreso(db, patient.id);
+      if (!cycle) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.noActivo);
 
       const form = readForm(request.body, EXAM_FORM_FIELDS[kind]);
-      const result = parseExamForm(kind, form.values, today(app.deps));
+      const result = parseExamForm(kind, form.values, today(app.deps), cycle.fecha_inicio);
       const errors = { ...(result.ok ? {} : result.errors), ...form.errors };
       if (!result.ok || hasErrors(errors)) return sendClinical(request, reply, patient, { kind, values: form.values, errors });
 
@@ -160,7 +163,9 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
         await inTransaction(db, async (trx) => {
           // Re-checked under a lock: a status change racing this post never leaves a record on a closed cycle.
           const active = await lockActiveIngreso(trx, patient.id, engine);
+          // A cycle that changed meanwhile (ended, another opened, its start moved) is not the one the date was checked against.
           if (!active) throw new NoActiveIngresoError();
+          if (active.id !== cycle.id || result.parsed.data.fecha < active.fecha_inicio) throw new CycleChangedError();
           const row: NewExamRecordRow = {
             ...result.parsed.data,
             ingreso_id: active.id,
@@ -184,6 +189,7 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
         });
       } catch (err) {
         if (err instanceof NoActiveIngresoError) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.noActivo);
+        if (err instanceof CycleChangedError) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.cycleChanged);
         throw err;
       }
       return redirectWith(reply, clinicalUrl(patient.id), 'success', EXAM_MSG.created(kind));
