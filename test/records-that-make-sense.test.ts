@@ -172,6 +172,26 @@ describe('hole 2: an exam is filed only within its cycle', () => {
   });
 });
 
+describe('the database holds the date rules that do not depend on today', () => {
+  test('an exam record dated outside its Ingreso, or an Ingreso starting before the birth date, is refused by the database', async () => {
+    const p = await createPatient(ctx.db, { documento: cedula(), fecha_nacimiento: '1970-04-12' }, { fechaInicio: '2026-11-05' });
+    const user = await ctx.db.selectFrom('users').select('id').executeTakeFirstOrThrow();
+    const exam = (fecha: string) =>
+      ctx.db
+        .insertInto('exam_records')
+        .values({ ingreso_id: p.ingresoId!, kind: 'OTRO', fecha, nombre_examen: 'X', registrado_por: user.id, created_at: new Date().toISOString() })
+        .execute();
+    await assert.rejects(exam('2026-11-04'), /fecha outside its Ingreso/);
+    await exam('2026-11-05');
+    await assert.rejects(
+      ctx.db.updateTable('ingresos').set({ fecha_inicio: '1970-04-11' }).where('id', '=', p.ingresoId!).execute(),
+      /before the patient's birth/,
+    );
+    // Rows written before the rule stay readable and changeable in their other columns.
+    await ctx.db.updateTable('ingresos').set({ motivo: 'nota' }).where('id', '=', p.ingresoId!).execute();
+  });
+});
+
 describe('hole 3: a cycle cannot start in the future, nor be billed before it starts', () => {
   test('fecha_inicio_programa=2030-01-01 at creation: 200, the reason beside the field, nothing stored', async () => {
     const before = await countPatients();
