@@ -189,7 +189,9 @@ export async function findCurrentCapitaPage(
     .selectFrom('patients as p')
     .select([...CAPITA_PATIENT_COLUMNS, sql<string>`p.activo_desde`.as('fecha_inicio')])
     .where('p.activo_desde', 'is not', null)
-    .where('p.activo_desde', '<', end);
+    // An expression, not the column, so SQLite keeps walking patients_active_capita_idx in report order instead
+    // of ranging over activo_desde and sorting; only rows stored before decision 0031 can start after the month.
+    .where(sql<SqlBool>`coalesce(p.activo_desde, '') < ${end}`);
   if (entidad !== null) query = query.where('p.entidad_salud', '=', entidad);
   if (after !== null) {
     query = query.where((eb) =>
