@@ -163,8 +163,8 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
         await inTransaction(db, async (trx) => {
           // Re-checked under a lock: a status change racing this post never leaves a record on a closed cycle.
           const active = await lockActiveIngreso(trx, patient.id, engine);
-          // A cycle that changed meanwhile (ended, another opened, its start moved) is not the one the date was checked against.
           if (!active) throw new NoActiveIngresoError();
+          // A cycle that changed meanwhile (another opened, its start moved) is not the one the date was checked against.
           if (active.id !== cycle.id || result.parsed.data.fecha < active.fecha_inicio) throw new CycleChangedError();
           const row: NewExamRecordRow = {
             ...result.parsed.data,
