@@ -54,12 +54,6 @@ export interface PatientActiveCountsTable {
   n: ColumnType<number, never, never>;
 }
 
-/** One row (id 1) whose v grows with every change the patient lists can see; kept by triggers (migration 0020). */
-export interface PatientListVersionTable {
-  id: ColumnType<number, never, never>;
-  v: ColumnType<number, never, never>;
-}
-
 /** The patients whose documentos collided when keys became canonical (migration 0040), by their shared key. */
 export interface DocumentoCollisionsTable {
   patient_id: number;
@@ -70,7 +64,6 @@ export interface PatientTables {
   patients: PatientsTable;
   documento_collisions: DocumentoCollisionsTable;
   patient_active_counts: PatientActiveCountsTable;
-  patient_list_version: PatientListVersionTable;
 }
 
 export type PatientRow = Selectable<PatientsTable>;
