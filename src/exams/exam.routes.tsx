@@ -29,6 +29,7 @@ import { clinicalPage, examListPage } from './exam.pages.js';
 
 export const EXAM_MSG = {
   noActivo: 'El paciente no tiene un ingreso ACTIVO (pudo haber cambiado mientras llenaba el formulario): no se guardó el registro.',
+  cycleChanged: 'El ciclo activo del paciente cambió mientras llenaba el formulario: no se guardó el registro. Revise la fecha y vuelva a intentarlo.',
   created: (kind: ExamKindValue) => `Registro de ${labelOf(EXAM_KINDS, kind).toLowerCase()} guardado en el ingreso activo.`,
   voided: (id: number) => `Registro n.º ${id} anulado. Ya no aparece en la vista clínica y se conserva en el historial del ingreso.`,
   alreadyVoided: (id: number) => `El registro n.º ${id} ya estaba anulado.`,
@@ -41,6 +42,7 @@ const NO_ACTIVE_INGRESO = 'exam.no_active_ingreso';
 const RECORD_NOT_FOUND = 'exam.record_not_found';
 const RECORD_ARCHIVED = 'exam.record_archived';
 const RECORD_ALREADY_VOIDED = 'exam.record_already_voided';
+const CYCLE_CHANGED = 'exam.cycle_changed';
 
 type PatientParams = { Params: { patientId: string } };
 
@@ -99,10 +101,11 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
       const patient = await loadPatient(request, reply, request.params.patientId);
       if (!patient) return reply;
       // No ACTIVO Ingreso: nothing to attach the record to, and the view would have no form to show errors in.
-      if (!(await findActiveIngreso(db, patient.id))) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.noActivo);
+      const cycle = await findActiveIngreso(db, patient.id);
+      if (!cycle) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.noActivo);
 
       const form = readForm(request.body, EXAM_FORM_FIELDS[kind]);
-      const result = parseExamForm(kind, form.values, today(app.deps));
+      const result = parseExamForm(kind, form.values, today(app.deps), cycle.fecha_inicio);
       const errors = { ...(result.ok ? {} : result.errors), ...form.errors };
       if (!result.ok || hasErrors(errors)) return sendClinical(request, reply, patient.id, { kind, values: form.values, errors });
 
@@ -113,6 +116,8 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
           // Re-checked under a lock: a status change racing this post never leaves a record on a closed cycle.
           const active = await lockActiveIngreso(trx, patient.id, engine);
           if (!active) throw conflict(NO_ACTIVE_INGRESO);
+          // A cycle that changed meanwhile (another opened, its start moved) is not the one the date was checked against.
+          if (active.id !== cycle.id || result.parsed.data.fecha < active.fecha_inicio) throw conflict(CYCLE_CHANGED);
           const row: NewExamRecordRow = {
             ...result.parsed.data,
             ingreso_id: active.id,
@@ -136,6 +141,7 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
         });
       } catch (err) {
         if (isDomainError(err, NO_ACTIVE_INGRESO)) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.noActivo);
+        if (isDomainError(err, CYCLE_CHANGED)) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.cycleChanged);
         throw err;
       }
       return redirectWith(reply, clinicalUrl(patient.id), 'success', EXAM_MSG.created(kind));

@@ -131,8 +131,8 @@ export async function applyStatusChange(
 export async function findCycleState(
   db: Executor,
   pacienteId: number,
-): Promise<{ nombre: string; openEstados: Estado[]; latestFechaFin: string | null } | null> {
-  const patient = await db.selectFrom('patients').select('nombre').where('id', '=', pacienteId).executeTakeFirst();
+): Promise<{ nombre: string; fechaNacimiento: string; openEstados: Estado[]; latestFechaFin: string | null } | null> {
+  const patient = await db.selectFrom('patients').select(['nombre', 'fecha_nacimiento']).where('id', '=', pacienteId).executeTakeFirst();
   if (!patient) return null;
   const open = await db
     .selectFrom('ingresos')
@@ -140,7 +140,12 @@ export async function findCycleState(
     .where('paciente_id', '=', pacienteId)
     .where('estado', 'in', OPEN_ESTADOS)
     .execute();
-  return { nombre: patient.nombre, openEstados: open.map((r) => r.estado), latestFechaFin: await findLatestFechaFin(db, pacienteId) };
+  return {
+    nombre: patient.nombre,
+    fechaNacimiento: patient.fecha_nacimiento,
+    openEstados: open.map((r) => r.estado),
+    latestFechaFin: await findLatestFechaFin(db, pacienteId),
+  };
 }
 
 /** The end of the patient's latest finished cycle, or null when none has finished. */

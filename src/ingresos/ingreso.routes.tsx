@@ -154,6 +154,8 @@ export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
           fecha_inicio: values.fecha_inicio,
           openEstados: current.openEstados,
           latestFechaFin: current.latestFechaFin,
+          today: today(app.deps),
+          fechaNacimiento: current.fechaNacimiento,
         });
         if (d.kind !== 'ok') return d;
         const at = clock.now();

@@ -17,7 +17,7 @@ import {
   setActiveIngresoFechaInicio,
   updatePatient,
 } from './patient.repository.js';
-import { documentoKey, patientDerivedColumns } from './patient.rules.js';
+import { documentoKey, keptDocumentoKey, patientDerivedColumns } from './patient.rules.js';
 import {
   FORM_MSG,
   PATIENT_FORM_FIELDS,
@@ -181,7 +181,8 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
     const form = validatePatientForm(read.values, today(deps), read.errors);
     if (!form.ok) return renderDetail(request, reply, id, form);
     const input = form.patient;
-    if (await isDocumentoKeyTaken(db, documentoKey(input.documento), id)) {
+    const key = keptDocumentoKey(before, documentoKey(input.documento));
+    if (key === documentoKey(input.documento) && (await isDocumentoKeyTaken(db, key, id))) {
       return renderDetail(request, reply, id, { values: form.values, errors: { documento: FORM_MSG.documentoTaken } });
     }
     const at = clock.now();
@@ -190,7 +191,7 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
       await inTransaction(db, async (trx) => {
         const current = await findPatientById(trx, id);
         if (!current) throw notFound(PATIENT_GONE);
-        await updatePatient(trx, id, { ...input, ...patientDerivedColumns(input), updated_at: now });
+        await updatePatient(trx, id, { ...input, ...patientDerivedColumns(input), documento_key: key, updated_at: now });
         const changes: Record<string, unknown> = diffFields(pick(current), pick(input));
         if (form.fechaInicioPrograma !== null) {
           const latestFechaFin = await findLatestFechaFin(trx, id);

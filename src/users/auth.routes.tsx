@@ -78,7 +78,7 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
             requestId: String(request.id),
           });
         });
-        if (isLocked(await recentLoginFailures(db, username, now), now)) return again(429, { _form: LOCKED });
+        // Failures 1 to 5 get the form again; the lock answers the attempts after them (decisions §2).
         return again(200, { _form: BAD_CREDENTIALS });
       }
       await startSession(request, reply, user.id);
