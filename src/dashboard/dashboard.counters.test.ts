@@ -101,7 +101,8 @@ async function apply(db: Db, userId: number, patients: number[], records: number
       // Records are only added to an ACTIVO cycle (the database refuses others).
       const open = id === undefined ? undefined : await findActiveIngreso(db, id);
       if (open === undefined) return;
-      const fecha = DATES[c.fecha]!;
+      // Dated within its cycle (the database refuses a record before the cycle's start).
+      const fecha = DATES[c.fecha]! < open.fecha_inicio ? open.fecha_inicio : DATES[c.fecha]!;
       const row = await db
         .insertInto('exam_records')
         .values({
