@@ -1,22 +1,23 @@
 import type { ComponentChildren } from 'preact';
 import { formatDateTimeEs } from '../../shared/dates.js';
-import { actionLabel, entityLabel, parseChanges } from '../audit.labels.js';
+import { readableChanges } from '../audit.format.js';
+import { actionLabel, entityLabel } from '../audit.labels.js';
 import type { AuditListRow } from '../audit.repository.js';
 
-/** The fields before → after (or the details) of one entry. */
-export function AuditChanges({ changes }: { changes: string | null }) {
-  const parsed = parseChanges(changes);
+/** The fields before → after (or the details) of one entry, as staff typed and read them. */
+export function AuditChanges({ entityType, changes, timeZone }: { entityType: string | null; changes: string | null; timeZone: string }) {
+  const parsed = readableChanges(entityType, changes, timeZone);
   if (parsed.fields.length === 0 && parsed.details.length === 0) return <span class="muted">—</span>;
   return (
     <ul class="audit-changes">
       {parsed.fields.map((f) => (
         <li data-field={f.field}>
-          <strong>{f.field}</strong>: <del>{f.before}</del> → <ins>{f.after}</ins>
+          <strong>{f.label}</strong>: <del>{f.before}</del> → <ins>{f.after}</ins>
         </li>
       ))}
       {parsed.details.map((d) => (
         <li data-detail={d.key}>
-          <strong>{d.key}</strong>: {d.value}
+          <strong>{d.label}</strong>: {d.value}
         </li>
       ))}
     </ul>
@@ -68,7 +69,7 @@ export function AuditCells({ entry, timeZone, time }: { entry: Omit<AuditListRow
         )}
       </td>
       <td>
-        <AuditChanges changes={entry.changes} />
+        <AuditChanges entityType={entry.entity_type} changes={entry.changes} timeZone={timeZone} />
       </td>
     </>
   );

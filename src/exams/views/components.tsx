@@ -190,6 +190,7 @@ function VoidForm({ patientId, record }: { patientId: number; record: ExamRecord
         method="post"
         action={`/exams/${patientId}/registro/${record.id}/anular/`}
         class="inline-form"
+        novalidate
         data-confirm="¿Anular este registro? Dejará de verse en la vista clínica y quedará en el historial del ingreso."
       >
         <CsrfField />
