@@ -23,6 +23,9 @@ export const ACTION_LABELS: Readonly<Record<string, string>> = {
   export: 'Exportación',
 };
 
+/** The entries that record a person reading a record (not changing it): a patient's history hides them by default. */
+export const VIEW_ACTIONS = ['patient.view', 'exam.view_clinical', 'exam.view_archive'] as const;
+
 export const ENTITY_LABELS: Readonly<Record<string, string>> = {
   user: 'Usuario',
   patient: 'Paciente',

@@ -1,13 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../audit/audit.repository.js';
 import { PatientHistoryCache } from '../audit/audit.history-cache.js';
+import { historyWithViews } from '../audit/views/patient-history.js';
 import { diffFields } from '../audit/audit.rules.js';
 import { findActiveIngreso, findLatestFechaFin, openIngreso } from '../ingresos/ingreso.repository.js';
 import { mesCapita, MSG as INGRESO_MSG, startsBeforeLastEnd } from '../ingresos/ingreso.rules.js';
 import { formatDateEs } from '../shared/dates.js';
 import { today } from '../web/deps.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
-import { parseId, readForm } from '../web/form.js';
+import { parseId, queryValue, readForm } from '../web/form.js';
 import { FragmentSlot, pageContext, redirectWith, renderFragment, sendPage, type Fragment } from '../web/render.js';
 import type { VNode } from 'preact';
 import type { PatientRow } from './patient.table.js';
@@ -133,6 +134,7 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
     const ingreso = (await findActiveIngreso(db, patient.id)) ?? null;
     const detail: PatientDetail = {
       patient,
+      today: day,
       edad: edad(patient.fecha_nacimiento, day),
       imc: imc(patient.peso, patient.altura),
       ingreso,
@@ -143,7 +145,8 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
 
   /** The record as shown after a GET, per (patient, day, version of patients and Ingresos) (decision 0016). */
   const recordCache = new FragmentCache<{ fragment: Fragment; title: string }>(RECORD_CACHE_BYTES);
-  const histories = new PatientHistoryCache(deps.config.timeZone, HISTORY_CACHE_BYTES);
+  // The changes only: the views are shown, per request, with the "incluir consultas" filter.
+  const histories = new PatientHistoryCache(deps.config.timeZone, HISTORY_CACHE_BYTES, 'changes');
 
   /** The patient's page: the record (kept after a GET, or with a posted form's values and errors) and its history. */
   const renderDetail = async (
@@ -188,7 +191,10 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
       patientId,
       requestId: String(request.id),
     });
-    const history = await histories.rows(db, patientId, HISTORY_LIMIT, app.auditViews.pendingForPatient(patientId));
+    const includeViews = form === null && queryValue(request.query, 'consultas') === '1';
+    const history = includeViews
+      ? await historyWithViews(db, patientId, HISTORY_LIMIT, app.auditViews.pendingForPatient(patientId), deps.config.timeZone)
+      : await histories.rows(db, patientId, HISTORY_LIMIT, []);
     return sendPage(
       reply,
       <PatientDetailPage
@@ -197,6 +203,8 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
         record={record}
         history={history}
         historyLimit={HISTORY_LIMIT}
+        patientId={patientId}
+        includeViews={includeViews}
       />,
     );
   };

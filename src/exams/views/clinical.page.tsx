@@ -6,7 +6,8 @@ import { formatDateEs } from '../../shared/dates.js';
 import { EXAM_KINDS } from '../exam.rules.js';
 import type { CycleSummary, ExamRecordView, SeriesRow } from '../exam.repository.js';
 import { CycleList, EstadoBadge, fullName, PatientSummary, RecordTimeline } from './components.js';
-import { ExamForms, KIND_PATHS, type PostedForm } from './forms.js';
+import { examFormLabels, ExamForms, KIND_PATHS, type PostedForm } from './forms.js';
+import { ErrorSummary } from '../../web/fields.js';
 import { Trends } from './trends.js';
 
 export interface ClinicalViewData {
@@ -37,10 +38,12 @@ export function ClinicalContent({ data }: { data: ClinicalViewData }) {
       </p>
       <h1>Vista clínica: {fullName(patient)}</h1>
       {data.posted && (
-        <div class="message message-error" role="alert" data-message-level="error">
-          No se guardó el registro de {labelOf(EXAM_KINDS, data.posted.kind).toLowerCase()}: revise los campos marcados.{' '}
-          <a href={`#form-${KIND_PATHS[data.posted.kind]}`}>Ir al formulario</a>
-        </div>
+        <ErrorSummary
+          errors={data.posted.errors}
+          labels={examFormLabels(data.posted.kind)}
+          idPrefix={`${KIND_PATHS[data.posted.kind]}_`}
+          intro={`No se guardó el registro de ${labelOf(EXAM_KINDS, data.posted.kind).toLowerCase()}: revise los campos marcados.`}
+        />
       )}
       <section class="card" aria-label="Resumen del paciente">
         <PatientSummary patient={patient} today={today} />

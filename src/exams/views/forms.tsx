@@ -2,14 +2,19 @@
 // values and field errors back; the others start fresh.
 
 import type { ComponentChildren } from 'preact';
-import { FormError, SelectField, TextAreaField, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { SelectField, TextAreaField, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
 import { CsrfField } from '../../web/layout.js';
 import { EXAM_TEXT_MAX, TIPOS_MONITOREO, TIPOS_SESION, type ExamKindValue } from '../exam.rules.js';
 import { EXAM_FIELDS, type ExamFieldName } from '../exam.fields.js';
+import { EXAM_FORM_FIELDS } from '../exam.schema.js';
 import { formLabel } from '../../shared/field-defs.js';
 
 /** A field's label, from the definitions the history reads too. */
 const L = (name: ExamFieldName): string => formLabel(EXAM_FIELDS[name]);
+
+/** A kind's form labels by field name, in form order (the error summary lists the fields in error with them). */
+export const examFormLabels = (kind: ExamKindValue): Record<string, string> =>
+  Object.fromEntries(EXAM_FORM_FIELDS[kind].map((name) => [name, name in EXAM_FIELDS ? L(name as ExamFieldName) : name]));
 
 export interface PostedForm {
   kind: ExamKindValue;
@@ -38,7 +43,6 @@ function ExamForm({
     <form method="post" action={`/exams/${patientId}/${path}/`} id={`form-${path}`} class="card exam-form" data-exam-form={kind} novalidate>
       <h3>{title}</h3>
       <CsrfField />
-      <FormError errors={errors} />
       {children}
       <div class="actions">
         <button type="submit" class="button primary">

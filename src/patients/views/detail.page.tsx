@@ -4,7 +4,8 @@ import type { HistoryRows } from '../../audit/audit.history-cache.js';
 import { PatientHistory } from '../../audit/views/patient-history.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { formatCop, formatHundredths } from '../../shared/decimal.js';
-import { FormError, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { ErrorSummary, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { PrintHeader } from '../../web/print.js';
 import { CsrfField, Layout } from '../../web/layout.js';
 import type { PageContext } from '../../web/render.js';
 import {
@@ -18,10 +19,12 @@ import {
   ZONAS,
 } from '../patient.rules.js';
 import type { PatientRow } from '../patient.table.js';
-import { PatientFields } from './patient-form.js';
+import { PATIENT_FORM_LABELS, PatientFields } from './patient-form.js';
 
 export interface PatientDetail {
   patient: PatientRow;
+  /** the day the record is read (printed on paper copies) */
+  today: string;
   edad: number;
   imc: number | null;
   /** The ACTIVO Ingreso (the spec's ingreso_actual), or null. */
@@ -40,20 +43,34 @@ export function PatientDetailPage({
   record,
   history,
   historyLimit,
+  patientId,
+  includeViews,
 }: {
   ctx: PageContext;
   title: string;
   record: ComponentChildren;
   history: HistoryRows;
   historyLimit: number;
+  patientId: number;
+  includeViews: boolean;
 }) {
   return (
     <Layout ctx={ctx} title={title}>
-      {record}
-      <PatientHistory count={history.count} rows={history.rows} limit={historyLimit} />
+      <div class="patient-page">
+        {record}
+        <PatientHistory count={history.count} rows={history.rows} limit={historyLimit} patientId={patientId} includeViews={includeViews} />
+      </div>
     </Layout>
   );
 }
+
+/** The page's sections, for the in-page navigation. */
+const SECTIONS = [
+  { id: 'ficha', label: 'Ficha' },
+  { id: 'ciclo', label: 'Ciclo actual' },
+  { id: 'editar', label: 'Editar' },
+  { id: 'historial', label: 'Historial' },
+] as const;
 
 /**
  * The record: the patient's data, the current Ingreso and the edit form. Without a posted form it depends on the
@@ -88,9 +105,15 @@ export function PatientRecord({ detail, values, errors }: { detail: PatientDetai
   ];
   return (
     <>
-      <p>
+      <p class="no-print">
         <a href="/patients/">← Pacientes</a>
       </p>
+      <PrintHeader
+        title="Ficha del paciente"
+        name={`${p.nombre} ${p.apellido}`}
+        documento={`${p.tipo_documento} ${p.documento}`}
+        printedOn={detail.today}
+      />
       <div class="page-head" data-patient-id={String(p.id)}>
         <h1>
           {p.nombre} {p.apellido}
@@ -99,7 +122,7 @@ export function PatientRecord({ detail, values, errors }: { detail: PatientDetai
           {estaActivo ? 'Activo en el programa' : 'Sin ingreso activo'}
         </span>
       </div>
-      <div class="actions">
+      <div class="actions no-print">
         <a class="button" href={`/exams/${p.id}/`}>
           Vista clínica
         </a>
@@ -107,9 +130,18 @@ export function PatientRecord({ detail, values, errors }: { detail: PatientDetai
           Ciclos del paciente (seguimiento)
         </a>
       </div>
+      <nav class="section-nav no-print" aria-label="Secciones de la ficha">
+        <ul>
+          {SECTIONS.map((s) => (
+            <li>
+              <a href={`#${s.id}`}>{s.label}</a>
+            </li>
+          ))}
+        </ul>
+      </nav>
       <div class="grid-2">
-        <section class="card" aria-labelledby="datos-title">
-          <h2 id="datos-title">Datos del paciente</h2>
+        <section class="card patient-section" id="ficha" aria-labelledby="datos-title">
+          <h2 id="datos-title">Ficha: datos del paciente</h2>
           <dl class="summary">
             {rows.map(([k, v]) => (
               <>
@@ -119,8 +151,13 @@ export function PatientRecord({ detail, values, errors }: { detail: PatientDetai
             ))}
           </dl>
         </section>
-        <section class="card" aria-labelledby="ingreso-title" data-ingreso-actual={ingreso ? String(ingreso.id) : undefined}>
-          <h2 id="ingreso-title">Ingreso actual</h2>
+        <section
+          class="card patient-section"
+          id="ciclo"
+          aria-labelledby="ingreso-title"
+          data-ingreso-actual={ingreso ? String(ingreso.id) : undefined}
+        >
+          <h2 id="ingreso-title">Ciclo actual (ingreso)</h2>
           {ingreso ? (
             <dl class="summary">
               <dt>Estado</dt>
@@ -140,16 +177,11 @@ export function PatientRecord({ detail, values, errors }: { detail: PatientDetai
           )}
         </section>
       </div>
-      <section aria-labelledby="editar-title">
+      <section class="patient-section no-print" id="editar" aria-labelledby="editar-title">
         <h2 id="editar-title">Editar datos</h2>
         <form method="post" action={`/patients/${p.id}/`} novalidate class="patient-form">
           <CsrfField />
-          <FormError errors={errors} />
-          {Object.keys(errors).length > 0 && !errors._form && (
-            <div class="message message-error" role="alert" data-message-level="error">
-              Revise los campos marcados: no se guardó ningún cambio.
-            </div>
-          )}
+          <ErrorSummary errors={errors} labels={PATIENT_FORM_LABELS} intro="Revise los campos marcados: no se guardó ningún cambio." />
           <PatientFields values={values} errors={errors} />
           <div class="actions">
             <button type="submit" class="button primary">

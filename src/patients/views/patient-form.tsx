@@ -19,6 +19,11 @@ import { PATIENT_FIELDS, type PatientFieldName } from '../patient.fields.js';
 /** A field's label, from the definitions the history reads too. */
 const L = (name: PatientFieldName): string => formLabel(PATIENT_FIELDS[name]);
 
+/** The form's labels by field name, in form order (the error summary lists the fields in error with them). */
+export const PATIENT_FORM_LABELS: Readonly<Record<string, string>> = Object.fromEntries(
+  (Object.keys(PATIENT_FIELDS) as PatientFieldName[]).map((name) => [name, L(name)]),
+);
+
 /** Options as strings, plus the posted value when it is not one of them, so an invalid choice is shown again. */
 function withPosted(choices: readonly Choice<string | number>[], posted: string): { value: string; label: string }[] {
   const list = choices.map((c) => ({ value: String(c.value), label: c.value === c.label ? c.label : `${c.value} · ${c.label}` }));
