@@ -12,7 +12,12 @@
     }, warnAfter);
   }
 
-  // Forms that ask for a confirmation before they are sent (e.g. terminating a cycle).
+  // After an invalid form, the summary of its errors takes the focus (autofocus does it too where supported).
+  var summary = document.querySelector('[data-error-summary]');
+  if (summary && document.activeElement !== summary) summary.focus();
+
+  // Forms that ask for a confirmation before they are sent (voiding a record; a cycle is terminated on a page of
+  // its own that asks).
   document.addEventListener('submit', function (event) {
     var form = event.target;
     var question = form && form.getAttribute && form.getAttribute('data-confirm');

@@ -1,10 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../audit/audit.repository.js';
 import { diffFields } from '../audit/audit.rules.js';
 import { today } from '../web/deps.js';
 import { sendErrorPage } from '../web/errors.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
-import { parseId, readForm } from '../web/form.js';
+import { parseId, queryValue, readForm } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { searchPatients } from '../patients/patient.repository.js';
 import { listUrl, parseListQuery } from '../patients/patient.schema.js';
@@ -22,7 +22,9 @@ import {
   decideNewCycle,
   decideStatusChange,
   isEstado,
+  MSG,
   newCycleMessage,
+  terminationErrorsByField,
   statusChangeMessage,
   type Estado,
   type NewCycleDecision,
@@ -30,6 +32,7 @@ import {
 } from './ingreso.rules.js';
 import { FOLLOW_PATH } from './views/follow.links.js';
 import { FollowContent, type FollowPatient } from './views/follow.page.js';
+import { TerminatePage, type TerminateCycle } from './views/terminate.page.js';
 import type { IngresoRow } from './ingreso.table.js';
 import { inTransaction } from '../db/transaction.js';
 import { readDataVersion } from '../db/data-version.js';
@@ -39,7 +42,7 @@ import { FragmentCache } from '../web/fragment-cache.js';
 
 /** Fields the follow page's forms send besides their own: where to come back to (search and page). */
 const RETURN_FIELDS = ['query_search', 'page'] as const;
-const STATUS_FIELDS = ['fecha_terminacion', 'motivo_estado', ...RETURN_FIELDS];
+const STATUS_FIELDS = ['fecha_terminacion', 'motivo_estado', 'confirmacion', ...RETURN_FIELDS];
 const NEW_CYCLE_FIELDS = ['fecha_inicio', ...RETURN_FIELDS];
 
 const FIELD_LABELS: Record<string, string> = {
@@ -105,6 +108,33 @@ export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
     return sendErrorPage(request, reply, 405);
   });
 
+  const sendTerminatePage = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    cycle: TerminateCycle,
+    values: FormValues,
+    errors: FieldErrors,
+  ) => {
+    const query = (values.query_search ?? '').trim();
+    const page = parseId((values.page ?? '').trim()) ?? 1;
+    const back = { url: backTo(values, {}), query, page };
+    return sendPage(
+      reply,
+      <TerminatePage ctx={pageContext(request, reply)} cycle={cycle} values={values} errors={errors} back={back} today={today(app.deps)} />,
+    );
+  };
+
+  // The question before terminating, on a page of our own (no window.confirm; it works without JavaScript).
+  app.get('/ingreso/terminar/:entryId/', async (request, reply) => {
+    const ingresoId = parseId((request.params as { entryId: string }).entryId);
+    if (ingresoId === null) return sendErrorPage(request, reply, 404);
+    const found = await findIngresoForChange(db, ingresoId);
+    if (!found) return sendErrorPage(request, reply, 404);
+    const values = { query_search: queryValue(request.query, 'query_search') ?? '', page: queryValue(request.query, 'page') ?? '' };
+    if (found.estado === 'TERMINADO') return redirectWith(reply, backTo(values, {}), 'info', MSG.finished);
+    return sendTerminatePage(request, reply, found, values, {});
+  });
+
   app.post('/ingreso/estado/:entryId/:newStatus/', async (request, reply) => {
     const params = request.params as { entryId: string; newStatus: string };
     const ingresoId = parseId(params.entryId);
@@ -166,6 +196,11 @@ export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
       });
       if (outcome === null) return sendErrorPage(request, reply, 404);
       if (outcome === 'raced') continue;
+      // Sent from the page that asks first: the errors go beside its fields, on that page.
+      if (outcome.decision.kind === 'invalid' && target === 'TERMINADO' && values.confirmacion === '1') {
+        const fieldErrors = terminationErrorsByField(outcome.decision.errors);
+        return sendTerminatePage(request, reply, found, values, fieldErrors);
+      }
       const msg = statusChangeMessage(outcome.decision, outcome.nombre);
       return redirectWith(reply, back, msg.level, msg.text);
     }

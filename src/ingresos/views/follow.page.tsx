@@ -29,6 +29,9 @@ export interface FollowPageProps {
 const ESTADO_LABELS: Record<Estado, string> = { ACTIVO: 'Activo', SUSPENDIDO: 'Suspendido', TERMINADO: 'Terminado' };
 
 const estadoUrl = (ingresoId: number, estado: Estado) => `/patients/ingreso/estado/${ingresoId}/${estado}/`;
+/** The page that asks before terminating, keeping the search and page to come back to. */
+const terminateUrl = (ingresoId: number, ret: Return) =>
+  listUrl(`/patients/ingreso/terminar/${ingresoId}/`, { query_search: ret.query, page: ret.page > 1 ? ret.page : null });
 
 /** Where each action form brings the person back to: the same search and page. */
 interface Return {
@@ -227,38 +230,9 @@ function IngresoItem({
               </button>
             </form>
           )}
-          <details class="terminate">
-            <summary class="button small danger">Terminar…</summary>
-            <form
-              method="post"
-              action={estadoUrl(ingreso.id, 'TERMINADO')}
-              class="inline-form"
-              data-action="terminar"
-              data-confirm={`¿Terminar el ciclo de ${nombre}? El ciclo quedará archivado y no podrá volver a activarse.`}
-            >
-              <CsrfField />
-              <ReturnFields ret={ret} />
-              <div class="field">
-                <label for={`id_${prefix}fecha_terminacion`}>Fecha de terminación</label>
-                <input
-                  id={`id_${prefix}fecha_terminacion`}
-                  name="fecha_terminacion"
-                  type="date"
-                  value={today}
-                  min={ingreso.fecha_inicio}
-                  max={today}
-                  required
-                />
-              </div>
-              <div class="field">
-                <label for={`id_${prefix}terminar_motivo`}>Motivo</label>
-                <input id={`id_${prefix}terminar_motivo`} name="motivo_estado" type="text" maxLength={MOTIVO_MAX_LENGTH} required />
-              </div>
-              <button type="submit" class="button small danger">
-                Terminar ciclo
-              </button>
-            </form>
-          </details>
+          <a class="button small danger" href={terminateUrl(ingreso.id, ret)} data-action="terminar">
+            Terminar…
+          </a>
         </div>
       )}
       <HistoryDetails entries={history} timeZone={timeZone} ingresoId={ingreso.id} />
