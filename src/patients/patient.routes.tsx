@@ -69,7 +69,7 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
     return sendCachedPage(request, reply, {
       cache: listCache,
       version: await readDataVersion(db),
-      key: JSON.stringify([day, filters.query, filters.mesFiltro, filters.page]),
+      key: JSON.stringify([day, filters.query, filters.mesFiltro, filters.mesFiltroError, filters.page]),
       title: 'Pacientes',
       content: async () => {
         const result = await searchPatients(db, { query: filters.query, mesFiltro: filters.mesFiltro, onlyActive: true, page: filters.page, today: day });

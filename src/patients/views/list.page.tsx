@@ -30,7 +30,14 @@ export function PatientListContent({ filters, result }: { filters: ListQuery; re
           <label for="id_query_search">Buscar</label>
           <input id="id_query_search" type="search" name="query_search" value={filters.query} maxLength={200} placeholder="Nombre, apellido o documento" />
         </div>
-        <SelectField name="mes_filtro" label="Mes del programa" values={filterValues} errors={{}} choices={MESES} placeholder="Todos los meses" />
+        <SelectField
+          name="mes_filtro"
+          label="Mes del programa"
+          values={filterValues}
+          errors={filters.mesFiltroError === null ? {} : { mes_filtro: filters.mesFiltroError }}
+          choices={MESES}
+          placeholder="Todos los meses"
+        />
         <button type="submit" class="button primary">
           Buscar
         </button>
