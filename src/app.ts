@@ -1,4 +1,5 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
@@ -172,6 +173,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(fastifyStatic, { root: publicDir, prefix: '/static/', index: false, maxAge: '1h' });
   await app.register(divipolaCatalogueRoutes);
 
+  // Browsers ask for /favicon.ico on their own: answered from the bundle's public files (no 404 in their console).
+  const favicon = await readFile(path.join(publicDir, 'favicon.ico'));
+  app.get('/favicon.ico', async (_request, reply) => reply.header('cache-control', 'public, max-age=604800').type('image/x-icon').send(favicon));
   app.get('/', async (request, reply) => reply.redirect(request.user ? '/dashboard/' : '/users/login/', 302));
   app.get('/healthz', async (_request, reply) => {
     try {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
-const PUBLIC_PATHS = new Set(['/users/login/', '/users/login', '/users/setup/', '/users/setup', '/healthz']);
+const PUBLIC_PATHS = new Set(['/users/login/', '/users/login', '/users/setup/', '/users/setup', '/healthz', '/favicon.ico']);
 
 export const isPublicPath = (path: string): boolean => PUBLIC_PATHS.has(path) || path.startsWith('/static/');
 

@@ -50,10 +50,10 @@ export function AuditTime({ at, timeZone }: { at: string; timeZone: string }) {
 export function AuditCells({ entry, timeZone, time }: { entry: Omit<AuditListRow, 'id'>; timeZone: string; time?: ComponentChildren }) {
   return (
     <>
-      <td>{time ?? <AuditTime at={entry.at} timeZone={timeZone} />}</td>
-      <td>{entry.username ?? <span class="muted">(sin usuario)</span>}</td>
-      <td>{actionLabel(entry.action)}</td>
-      <td>
+      <td data-label="Fecha">{time ?? <AuditTime at={entry.at} timeZone={timeZone} />}</td>
+      <td data-label="Usuario">{entry.username ?? <span class="muted">(sin usuario)</span>}</td>
+      <td data-label="Acción">{actionLabel(entry.action)}</td>
+      <td data-label="Registro">
         {recordText(entry)}
         {entry.patient_id !== null && entry.entity_type !== 'patient' && (
           <>
@@ -68,7 +68,7 @@ export function AuditCells({ entry, timeZone, time }: { entry: Omit<AuditListRow
           </>
         )}
       </td>
-      <td>
+      <td data-label="Cambios">
         <AuditChanges entityType={entry.entity_type} changes={entry.changes} timeZone={timeZone} />
       </td>
     </>
@@ -89,7 +89,7 @@ export function AuditTable({ entries, timeZone, empty }: { entries: AuditListRow
 /** The audit table around rows already made (AuditRow elements, or kept rendered rows); `count` of them. */
 export function AuditRowsTable({ count, empty, children }: { count: number; empty: string; children: ComponentChildren }) {
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0} role="region" aria-label="Entradas de auditoría">
       <table class="table" data-table="audit">
         <thead>
           <tr>

@@ -8,6 +8,7 @@ import type { CycleSummary, ExamRecordView, SeriesRow } from '../exam.repository
 import { CycleList, EstadoBadge, fullName, PatientSummary, RecordTimeline } from './components.js';
 import { examFormLabels, ExamForms, KIND_PATHS, type PostedForm } from './forms.js';
 import { ErrorSummary } from '../../web/fields.js';
+import { PrintHeader } from '../../web/print.js';
 import { Trends } from './trends.js';
 
 export interface ClinicalViewData {
@@ -33,9 +34,10 @@ export function ClinicalContent({ data }: { data: ClinicalViewData }) {
   const suspended = cycles.find((c) => c.estado === 'SUSPENDIDO');
   return (
     <>
-      <p>
+      <p class="no-print">
         <a href="/exams/">← Exámenes</a>
       </p>
+      <PrintHeader title="Vista clínica" name={fullName(patient)} documento={`${patient.tipo_documento} ${patient.documento}`} printedOn={today} />
       <h1>Vista clínica: {fullName(patient)}</h1>
       {data.posted && (
         <ErrorSummary
@@ -59,7 +61,7 @@ export function ClinicalContent({ data }: { data: ClinicalViewData }) {
           <Trends series={data.series} />
           <section aria-labelledby="timeline_h">
             <h2 id="timeline_h">Registros del ingreso actual</h2>
-            <p class="actions">
+            <p class="actions no-print">
               Agregar: <a href="#form-monitoreo">Monitoreo</a> · <a href="#form-psicologia">Psicología</a> ·{' '}
               <a href="#form-otros">Otro examen</a>
             </p>

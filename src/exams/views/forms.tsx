@@ -65,7 +65,7 @@ export function ExamForms({ patientId, today, posted }: { patientId: number; tod
   const decimal = { inputMode: 'decimal' };
   const whole = { inputMode: 'numeric' };
   return (
-    <section class="exam-forms" aria-labelledby="forms_h">
+    <section class="exam-forms no-print" aria-labelledby="forms_h">
       <h2 id="forms_h">Agregar un registro</h2>
       <div class="grid-2">
         <ExamForm patientId={patientId} kind="MONITOREO" title="Monitoreo" errors={m.errors}>

@@ -247,7 +247,7 @@ function HistoryDetails({ entries, timeZone, ingresoId }: { entries: HistoryEntr
       {entries.length === 0 ? (
         <p class="muted">Sin cambios registrados.</p>
       ) : (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label={`Historial de estados del ingreso ${ingresoId}`}>
           <table class="table">
             <thead>
               <tr>
@@ -262,12 +262,12 @@ function HistoryDetails({ entries, timeZone, ingresoId }: { entries: HistoryEntr
             <tbody>
               {entries.map((h) => (
                 <tr data-history-id={String(h.id)}>
-                  <td>{formatDateTimeEs(h.at, timeZone)}</td>
-                  <td>{h.username ?? '—'}</td>
-                  <td>{h.desde ?? 'Apertura'}</td>
-                  <td>{h.hacia}</td>
-                  <td>{h.fecha ? formatDateEs(h.fecha) : '—'}</td>
-                  <td>{h.motivo ?? '—'}</td>
+                  <td data-label="Cuándo">{formatDateTimeEs(h.at, timeZone)}</td>
+                  <td data-label="Quién">{h.username ?? '—'}</td>
+                  <td data-label="Desde">{h.desde ?? 'Apertura'}</td>
+                  <td data-label="Hacia">{h.hacia}</td>
+                  <td data-label="Fecha efectiva">{h.fecha ? formatDateEs(h.fecha) : '—'}</td>
+                  <td data-label="Motivo">{h.motivo ?? '—'}</td>
                 </tr>
               ))}
             </tbody>
