@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { insertExamRecord } from '../../src/exams/exam.repository.js';
 import { createPatient } from '../../src/patients/patient.fixtures.js';
 import { createUser } from '../helpers.js';
-import { startBrowserTest, type BrowserContext } from './harness.js';
+import { loggedInPage, startBrowserTest, type BrowserContext } from './harness.js';
 
 const SIZES = [
   { name: 'escritorio', width: 1366, height: 900 },
@@ -244,3 +244,62 @@ async function tabToLink(page: Page, text: string, max = 120): Promise<void> {
   }
   assert.fail(`Tab never reached the link «${text}»`);
 }
+
+/** WCAG's contrast ratio of two CSS colours 'rgb(r, g, b)'. */
+function contrast(a: string, b: string): number {
+  const lum = (c: string) => {
+    const [r, g, bl] = (c.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((v) => {
+      const s = Number(v) / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+}
+
+test('the focus ring stands out 3:1 from what it sits on, and the print view is a record to hand over', async () => {
+  const { page } = await loggedInPage(b, admin, { width: 1366, height: 900 });
+  await page.goto(`/patients/${active.id}/`);
+  /** The focused element's outline colour and the background it sits on (the first opaque one up the tree). */
+  const ring = () =>
+    page.evaluate(() => {
+      const el = document.activeElement as HTMLElement;
+      let bg = 'rgb(255, 255, 255)';
+      for (let p: HTMLElement | null = el.parentElement; p; p = p.parentElement) {
+        const c = getComputedStyle(p).backgroundColor;
+        if (c !== 'rgba(0, 0, 0, 0)' && c !== 'transparent') {
+          bg = c;
+          break;
+        }
+      }
+      return { outline: getComputedStyle(el).outlineColor, width: parseFloat(getComputedStyle(el).outlineWidth), bg, id: el.id || el.textContent };
+    });
+  // Links of the blue top bar, the page's links and buttons, the form's fields.
+  const seen = new Set<string>();
+  for (let i = 0; i < 40; i++) {
+    await page.keyboard.press('Tab');
+    const r = await ring();
+    assert.ok(r.width >= 2, `${r.id}: outline ${r.width}px`);
+    const ratio = contrast(r.outline, r.bg);
+    assert.ok(ratio >= 3, `${r.id}: ${r.outline} on ${r.bg} is ${ratio.toFixed(2)}:1`);
+    seen.add(r.bg);
+  }
+  assert.ok(seen.size >= 2, [...seen].join(' '));
+
+  // On paper: who it is and when it was printed, no navigation, no forms.
+  await page.emulateMedia({ media: 'print' });
+  assert.equal(await page.locator('.topbar').isVisible(), false);
+  assert.equal(await page.getByRole('navigation', { name: 'Secciones de la ficha' }).isVisible(), false);
+  assert.equal(await page.locator('form').first().isVisible(), false);
+  const header = (await page.locator('.print-header').textContent()) ?? '';
+  assert.match(header, /Ficha del paciente/);
+  assert.match(header, /Lucía Fernández Quintero · CC PG-1/);
+  assert.match(header, /Impreso el 22\/11\/2026/);
+  await page.goto(`/exams/${active.id}/`);
+  assert.match((await page.locator('.print-header').textContent()) ?? '', /Vista clínica.*Lucía Fernández Quintero/);
+  assert.equal(await page.locator('.exam-forms').isVisible(), false);
+  await page.emulateMedia({ media: 'screen' });
+  assert.equal(await page.locator('.print-header').isVisible(), false);
+  await page.context().close();
+});

@@ -209,7 +209,7 @@ function IngresoItem({
       {open && (
         <div class="actions">
           {ingreso.estado === 'ACTIVO' && (
-            <form method="post" action={estadoUrl(ingreso.id, 'SUSPENDIDO')} class="inline-form" data-action="suspender">
+            <form method="post" action={estadoUrl(ingreso.id, 'SUSPENDIDO')} class="inline-form" data-action="suspender" novalidate>
               <CsrfField />
               <ReturnFields ret={ret} />
               <div class="field">
@@ -292,7 +292,7 @@ function NewCycleForm({
   const id = `id_paciente_${patientId}_fecha_inicio`;
   const suggested = latestEnd !== null && latestEnd > today ? latestEnd : today;
   return (
-    <form method="post" action={`/patients/ingreso/nuevo/${patientId}/`} class="inline-form new-cycle" data-action="nuevo-ingreso">
+    <form method="post" action={`/patients/ingreso/nuevo/${patientId}/`} class="inline-form new-cycle" data-action="nuevo-ingreso" novalidate>
       <CsrfField />
       <ReturnFields ret={ret} />
       <div class="field">
