@@ -1,13 +1,9 @@
-import type { ComponentChildren } from 'preact';
 import type { IngresoRow } from '../../ingresos/ingreso.table.js';
-import type { HistoryRows } from '../../audit/audit.history-cache.js';
-import { PatientHistory } from '../../audit/views/patient-history.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { formatCop, formatHundredths } from '../../shared/decimal.js';
 import { ErrorSummary, type FieldErrors, type FormValues } from '../../web/fields.js';
 import { PrintHeader } from '../../web/print.js';
-import { CsrfField, Layout } from '../../web/layout.js';
-import type { PageContext } from '../../web/render.js';
+import { CsrfField } from '../../web/layout.js';
 import {
   DIAGNOSTICOS,
   ENTIDADES_SALUD,
@@ -35,34 +31,6 @@ export interface PatientDetail {
 const dec = (n: number | null, unit: string) => (n === null ? '—' : `${formatHundredths(n)} ${unit}`);
 
 export const patientTitle = (p: PatientRow) => `${p.nombre} ${p.apellido}`;
-
-/** GET /patients/<id>/: the patient's record (kept as a fragment after a GET), then the history of the record. */
-export function PatientDetailPage({
-  ctx,
-  title,
-  record,
-  history,
-  historyLimit,
-  patientId,
-  includeViews,
-}: {
-  ctx: PageContext;
-  title: string;
-  record: ComponentChildren;
-  history: HistoryRows;
-  historyLimit: number;
-  patientId: number;
-  includeViews: boolean;
-}) {
-  return (
-    <Layout ctx={ctx} title={title}>
-      <div class="patient-page">
-        {record}
-        <PatientHistory count={history.count} rows={history.rows} limit={historyLimit} patientId={patientId} includeViews={includeViews} />
-      </div>
-    </Layout>
-  );
-}
 
 /** The page's sections, for the in-page navigation. */
 const SECTIONS = [
