@@ -230,7 +230,7 @@ describe('GET /patients/follow', () => {
     assert.ok(details, 'history in a <details> element');
     assert.match(details, /Historial de estados \(2\)/);
     const rows = [...details.matchAll(/<tr data-history-id[^>]*>([\s\S]*?)<\/tr>/g)].map((m) =>
-      [...m[1]!.matchAll(/<td>([\s\S]*?)<\/td>/g)].map((c) => decodeEntities(c[1]!)),
+      [...m[1]!.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((c) => decodeEntities(c[1]!)),
     );
     assert.deepEqual(rows[0], ['31/12/2025 19:00', '—', 'Apertura', 'ACTIVO', '10/06/2026', '—']);
     assert.deepEqual(rows[1], ['22/11/2026 10:00', user.username, 'ACTIVO', 'SUSPENDIDO', '22/11/2026', 'Viaje a la costa']);
