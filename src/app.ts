@@ -9,6 +9,7 @@ import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { sql } from 'kysely';
+import { registerTheAuditFields } from './audit-fields.js';
 import { auditRoutes } from './audit/audit.routes.js';
 import { dashboardRoutes } from './dashboard/dashboard.routes.js';
 import { exportRoutes } from './dashboard/export.routes.js';
@@ -27,7 +28,7 @@ import { PageCache } from './web/page-cache.js';
 import { guardPlugin } from './web/guard.js';
 import { messagesPlugin } from './web/messages.js';
 import { securityPlugin } from './web/security.js';
-import { sessionPlugin } from './web/session.js';
+import { sessionPlugin } from './users/session.plugin.js';
 
 const publicDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'public');
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -127,6 +128,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     onError: (err) => app.log.error({ err }, 'audit views could not be written; retrying'),
   });
   app.decorate('auditViews', auditViews);
+  // The trail reads the records' fields with the definitions their forms use (decision 0035).
+  registerTheAuditFields();
   app.decorate('pages', new PageCache(db, options.keepPages ?? true));
   // app.close() (graceful shutdown) waits for the last views to be written before the database is closed.
   app.addHook('onClose', async () => auditViews.close());

@@ -3,13 +3,13 @@
 // eventos/h), money as pesos, dates dd/mm/aaaa, choices by their label, fields by the Spanish label their form
 // shows (the field definitions the forms use). Pure; never throws: an entry written by any version of the
 // application must still display.
+//
+// The features define their records' fields and write to the trail (they import audit/), so the trail may not
+// import them: the application gives it their definitions once, at start (registerAuditFields, from
+// src/audit-fields.ts).
 
-import { EXAM_FIELDS } from '../exams/exam.fields.js';
-import { formatMeasure } from '../exams/exam.rules.js';
-import { INGRESO_FIELDS } from '../ingresos/ingreso.fields.js';
-import { PATIENT_FIELDS } from '../patients/patient.fields.js';
 import { formatDateEs, formatDateTimeEs } from '../shared/dates.js';
-import { formatCop } from '../shared/decimal.js';
+import { formatCop, formatMeasure } from '../shared/decimal.js';
 import type { FieldDef, FieldDefs } from '../shared/field-defs.js';
 import { displayValue, parseChanges } from './audit.labels.js';
 
@@ -31,22 +31,33 @@ const DETAIL_FIELDS: FieldDefs = {
   datos: { label: 'Datos', kind: 'text' },
 };
 
-/** The definitions of each record type; a field not found there is looked up in all, then shown by its name. */
-const FIELDS_BY_ENTITY: Readonly<Record<string, FieldDefs>> = {
-  patient: { ...PATIENT_FIELDS, fecha_inicio: INGRESO_FIELDS.fecha_inicio },
-  ingreso: { ...INGRESO_FIELDS, ingreso_id: EXAM_FIELDS.ingreso_id },
-  exam_record: { ...EXAM_FIELDS, estado: INGRESO_FIELDS.estado },
-  user: USER_FIELDS,
-};
-const ALL_FIELDS: FieldDefs = { ...DETAIL_FIELDS, ...USER_FIELDS, ...INGRESO_FIELDS, ...EXAM_FIELDS, ...PATIENT_FIELDS };
+/** The definitions the trail reads entries with: each record type's, and all of them for a field not found there. */
+export interface AuditFields {
+  readonly byEntity: Readonly<Record<string, FieldDefs>>;
+  readonly all: FieldDefs;
+}
 
-export function fieldDefOf(entityType: string | null, field: string): FieldDef | null {
-  return (entityType ? FIELDS_BY_ENTITY[entityType]?.[field] : undefined) ?? ALL_FIELDS[field] ?? null;
+/** The record types' definitions (entity_type → fields), with the users' and the details of views and exports. */
+export function auditFields(byEntity: Readonly<Record<string, FieldDefs>>): AuditFields {
+  const withUsers = { ...byEntity, user: USER_FIELDS };
+  return { byEntity: withUsers, all: Object.assign({}, DETAIL_FIELDS, ...Object.values(withUsers)) as FieldDefs };
+}
+
+let registered: AuditFields = auditFields({});
+
+/** Gives the trail the features' field definitions (once, when the application is built; the same every time). */
+export function registerAuditFields(byEntity: Readonly<Record<string, FieldDefs>>): void {
+  registered = auditFields(byEntity);
+}
+
+/** A field's definition: the record type's own, else any, else null (shown by its name, values as stored). */
+export function fieldDefOf(entityType: string | null, field: string, fields: AuditFields = registered): FieldDef | null {
+  return (entityType ? fields.byEntity[entityType]?.[field] : undefined) ?? fields.all[field] ?? null;
 }
 
 /** A field's label: its definition's, or its stored name made readable ('fecha_cierre' → 'Fecha cierre'). */
-export function fieldLabelOf(entityType: string | null, field: string): string {
-  const def = fieldDefOf(entityType, field);
+export function fieldLabelOf(entityType: string | null, field: string, fields: AuditFields = registered): string {
+  const def = fieldDefOf(entityType, field, fields);
   if (def) return def.label;
   const words = field.replace(/[_.]+/g, ' ').trim();
   return words === '' ? field : words[0]!.toUpperCase() + words.slice(1);
@@ -124,14 +135,19 @@ export function rawText(v: unknown): string {
 }
 
 /** An entry's stored changes (its `changes` column) as people read them, with the stored values beside. */
-export function readableChanges(entityType: string | null, changes: string | null, timeZone: string): ReadableChanges {
+export function readableChanges(
+  entityType: string | null,
+  changes: string | null,
+  timeZone: string,
+  fields: AuditFields = registered,
+): ReadableChanges {
   const parsed = parseChanges(changes);
   return {
     fields: parsed.fields.map(({ field, before, after }) => {
-      const def = fieldDefOf(entityType, field);
+      const def = fieldDefOf(entityType, field, fields);
       return {
         field,
-        label: fieldLabelOf(entityType, field),
+        label: fieldLabelOf(entityType, field, fields),
         before: formatStoredValue(def, before, timeZone),
         after: formatStoredValue(def, after, timeZone),
         rawBefore: rawText(before),
@@ -140,8 +156,8 @@ export function readableChanges(entityType: string | null, changes: string | nul
     }),
     details: parsed.details.map(({ key, value }) => ({
       key,
-      label: fieldLabelOf(entityType, key),
-      value: formatStoredValue(fieldDefOf(entityType, key), value, timeZone),
+      label: fieldLabelOf(entityType, key, fields),
+      value: formatStoredValue(fieldDefOf(entityType, key, fields), value, timeZone),
       raw: rawText(value),
     })),
   };

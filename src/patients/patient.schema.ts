@@ -3,7 +3,7 @@
 import { MES_CAPITA_MAX, parseMesFiltro } from '../ingresos/ingreso.rules.js';
 import { parseIsoDate } from '../shared/dates.js';
 import { formatHundredths, parseDecimalHundredths } from '../shared/decimal.js';
-import { queryValue } from '../web/form.js';
+import { listUrl, queryValue } from '../web/form.js';
 import { DEFAULT_DEPARTAMENTO, matchCiudad, matchDepartamento } from './divipola.js';
 import {
   DECIMAL_MAX_HUNDREDTHS,
@@ -53,16 +53,7 @@ export function mesFiltroMessage(raw: string): string {
   return `«${shown}» no es un mes del programa (de 1 a ${MES_CAPITA_MAX}): se muestran todos los meses.`;
 }
 
-/** The list URL with its filters (empty ones left out) and page, e.g. '/patients/?query_search=ana&page=2'. */
-export function listUrl(base: string, params: Record<string, string | number | null | undefined>): string {
-  const search = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) {
-    if (v === null || v === undefined || v === '') continue;
-    search.set(k, String(v));
-  }
-  const s = search.toString();
-  return s ? `${base}?${s}` : base;
-}
+export { listUrl };
 
 // ---------------------------------------------------------------------------------------------------------
 // The patient form (create and update): decisions §4.
