@@ -154,9 +154,11 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
       requestId: String(request.id),
     });
     const includeViews = form === null && queryValue(request.query, 'consultas') === '1';
+    // With kept pages off (the differential tests), the history is read whole on every visit too.
+    const historyCache = app.pages.enabled ? histories : new PatientHistoryCache(deps.config.timeZone, HISTORY_CACHE_BYTES, 'changes');
     const history = includeViews
       ? await historyWithViews(db, patientId, HISTORY_LIMIT, app.auditViews.pendingForPatient(patientId), deps.config.timeZone)
-      : await histories.rows(db, patientId, HISTORY_LIMIT, []);
+      : await historyCache.rows(db, patientId, HISTORY_LIMIT, []);
     return sendKeptPage(request, reply, record, {
       after: <PatientHistory count={history.count} rows={history.rows} limit={HISTORY_LIMIT} patientId={patientId} includeViews={includeViews} />,
     });

@@ -88,11 +88,11 @@ export const PATIENT_FORM_FIELDS = [
 
 export type PatientFormField = (typeof PATIENT_FORM_FIELDS)[number];
 
-/** The stored patient fields a valid form yields (derived columns, id and timestamps are added on write). */
-export type PatientInput = Omit<
-  PatientRow,
-  'id' | 'documento_key' | 'search_text' | 'apellido_norm' | 'nombre_norm' | 'created_at' | 'updated_at' | 'activo_desde'
->;
+/**
+ * The stored patient fields a valid form yields: the form's fields, so a column the form does not edit (shown on
+ * the record, written elsewhere) needs no change here. Derived columns, id and timestamps are added on write.
+ */
+export type PatientInput = Pick<PatientRow, Exclude<PatientFormField, 'fecha_inicio_programa'>>;
 
 export const FORM_MSG = {
   required: 'Este campo es obligatorio.',
