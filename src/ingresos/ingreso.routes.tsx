@@ -8,7 +8,7 @@ import { listUrl, parseId, queryValue, readForm } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import {
   applyStatusChange,
-  CycleAlreadyOpenError,
+  CYCLE_ALREADY_OPEN,
   findCycleState,
   findIngresoForChange,
   openIngreso,
@@ -28,6 +28,7 @@ import {
 import { FOLLOW_PATH } from './views/follow.links.js';
 import { TerminatePage, type TerminateCycle } from './views/terminate.page.js';
 import { inTransaction } from '../db/transaction.js';
+import { isDomainError } from '../shared/domain-error.js';
 
 /** Fields the follow page's forms send besides their own: where to come back to (search and page). */
 const RETURN_FIELDS = ['query_search', 'page'] as const;
@@ -188,6 +189,8 @@ export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
           fecha_inicio: values.fecha_inicio,
           openEstados: current.openEstados,
           latestFechaFin: current.latestFechaFin,
+          today: today(app.deps),
+          fechaNacimiento: current.fechaNacimiento,
         });
         if (d.kind !== 'ok') return d;
         const at = clock.now();
@@ -210,7 +213,7 @@ export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
         return d;
       });
     } catch (err) {
-      if (!(err instanceof CycleAlreadyOpenError)) throw err;
+      if (!isDomainError(err, CYCLE_ALREADY_OPEN)) throw err;
       decision = { kind: 'pending_process' };
     }
     const msg = newCycleMessage(decision, state.nombre);

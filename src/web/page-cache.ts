@@ -114,6 +114,8 @@ export const KNOWN_TABLES: readonly string[] = [
   'login_failures',
   'audit_log',
   'table_versions',
+  // Read only by the administrators' page of repeated documentos, rendered per request (decision 0030).
+  'documento_collisions',
 ];
 
 const KNOWN = new Set(KNOWN_TABLES);
