@@ -184,7 +184,7 @@ test('keyboard only: log in, create a patient after one invalid submit, add a mo
 
   await typeInto(page, 'id_apellido', 'Sin Ratón');
   await chooseByKeyboard(page, 'id_tipo_documento', 'CC');
-  await typeInto(page, 'id_documento', 'KB-77');
+  await typeInto(page, 'id_documento', '1098777001');
   await tabTo(page, 'id_fecha_nacimiento');
   // Day and month alike: the date field's order follows the browser's language (dd/mm or mm/dd).
   await page.keyboard.type('03031961');
