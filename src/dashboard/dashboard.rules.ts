@@ -146,7 +146,7 @@ export function barChartGeometry(counts: readonly number[], frame: ChartFrame = 
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// The figures derived from one grouped pass over the open Ingresos (countOpenGroups).
+// The figures derived from the open Ingresos grouped by programa, entidad, estado and mes_capita (countOpenGroups).
 
 export interface OpenGroupRow {
   programa: string;
@@ -177,6 +177,40 @@ function sumBy<T>(rows: readonly T[], key: (r: T) => string, value: (r: T) => nu
   const sums = new Map<string, number>();
   for (const r of rows) sums.set(key(r), (sums.get(key(r)) ?? 0) + value(r));
   return [...sums].sort(([a], [b]) => byKey(a, b));
+}
+
+/** Open Ingresos of one (programa, entidad_salud, estado) started in the month `mes` ('YYYY-MM'), as counted by the database. */
+export interface OpenMonthRow {
+  programa: string;
+  entidad_salud: string;
+  estado: 'ACTIVO' | 'SUSPENDIDO';
+  mes: string;
+  n: number;
+  total: number;
+}
+
+/**
+ * The open Ingresos counted per month of their start, grouped by mes_capita as of `today`. Every bound of
+ * mesCapitaLowerBounds is a month's first day, so all the Ingresos started in one month share their mes_capita:
+ * the same buckets as grouping the Ingresos themselves. Groups that add up to nothing are left out, as a grouped
+ * query over the Ingresos would.
+ */
+export function bucketOpenMonths(rows: readonly OpenMonthRow[], today: string): OpenGroupRow[] {
+  const bounds = mesCapitaLowerBounds(today);
+  const groups = new Map<string, OpenGroupRow>();
+  for (const r of rows) {
+    const start = `${r.mes}-01`;
+    const index = bounds.findIndex((b) => start >= b);
+    const mes = index === -1 ? bounds.length + 1 : index + 1;
+    const key = `${r.programa}\u0000${r.entidad_salud}\u0000${r.estado}\u0000${mes}`;
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, { programa: r.programa, entidad_salud: r.entidad_salud, estado: r.estado, mes, n: r.n, total: r.total });
+    else {
+      group.n += r.n;
+      group.total += r.total;
+    }
+  }
+  return [...groups.values()].filter((g) => g.n !== 0);
 }
 
 /**

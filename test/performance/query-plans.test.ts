@@ -229,14 +229,14 @@ describe(`query plans of the dashboard and the capitation report (engine=${ENGIN
     const plans = await plansOfPage('/dashboard/');
     assert.ok(plans.some((p) => /from "table_versions"/.test(p.sql)), 'the data version is read');
     assert.ok(plans.some((p) => /ultimo_monitoreo/.test(p.sql)), 'the figures were computed, not served from the cache');
-    assertUses(plans, [
-      // the grouped pass over the open Ingresos
-      SQLITE ? 'ingresos_one_open_per_patient' : 'ingresos_one_open_per_patient|ingresos_open_fecha_idx',
-      'ingresos_fecha_inicio_idx',
-      'ingresos_fecha_fin_idx',
-      'ingresos_open_fecha_idx',
-      'patients_active_monitoreo_idx',
-    ]);
+    // The counts come from the counters the triggers keep (migration 0070), never from an aggregate over the
+    // patients or their Ingresos; only the two short lists read those tables, each a range of an index.
+    for (const counter of ['dashboard_open_counts', 'dashboard_cycle_counts', 'dashboard_monitoreo_counts']) {
+      assert.ok(plans.some((p) => new RegExp(`from "${counter}"`).test(p.sql)), `${counter} is read`);
+    }
+    const aggregates = plans.filter((p) => /count\(|sum\(/i.test(p.sql) && /"(patients|ingresos)"/.test(p.sql));
+    assert.deepEqual(aggregates.map((p) => p.sql), [], 'no count over patients or ingresos');
+    assertUses(plans, ['ingresos_open_fecha_idx', 'patients_active_monitoreo_idx']);
   });
 
   test('/dashboard/ served from the cache reads the session and the table versions only', async () => {
