@@ -202,8 +202,9 @@ describe(`query plans (engine=${ENGINE})`, () => {
     assertUses(await plansOfPage('/patients/follow?query_search=gonz'), [SEARCH_INDEX, 'ingresos_paciente_idx', 'ingreso_historial_ingreso_idx']);
   });
 
-  test('/patients/<id>/ reads the patient’s history by patient', async () => {
-    assertUses(await plansOfPage(`/patients/${patientId}/`), ['audit_log_patient_idx']);
+  test('/patients/<id>/ reads the patient’s changes from their own index, and with the views by patient', async () => {
+    assertUses(await plansOfPage(`/patients/${patientId}/`), ['audit_log_patient_changes_idx']);
+    assertUses(await plansOfPage(`/patients/${patientId}/?consultas=1`), ['audit_log_patient_idx']);
   });
 
   test('/exams/<id>/ reads the active cycle’s records by Ingreso', async () => {

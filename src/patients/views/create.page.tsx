@@ -1,7 +1,7 @@
-import { FormError, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { ErrorSummary, type FieldErrors, type FormValues } from '../../web/fields.js';
 import { CsrfField, Layout } from '../../web/layout.js';
 import type { PageContext } from '../../web/render.js';
-import { PatientFields } from './patient-form.js';
+import { PATIENT_FORM_LABELS, PatientFields } from './patient-form.js';
 
 export function CreatePatientPage({ ctx, values, errors }: { ctx: PageContext; values: FormValues; errors: FieldErrors }) {
   return (
@@ -13,12 +13,7 @@ export function CreatePatientPage({ ctx, values, errors }: { ctx: PageContext; v
       <p class="muted">Los campos marcados con * son obligatorios. Al guardar se abre su primer ciclo (ingreso) ACTIVO.</p>
       <form method="post" action="/patients/create/" novalidate class="patient-form">
         <CsrfField />
-        <FormError errors={errors} />
-        {Object.keys(errors).length > 0 && !errors._form && (
-          <div class="message message-error" role="alert" data-message-level="error">
-            Revise los campos marcados: no se guardó nada.
-          </div>
-        )}
+        <ErrorSummary errors={errors} labels={PATIENT_FORM_LABELS} intro="Revise los campos marcados: no se guardó nada." />
         <PatientFields values={values} errors={errors} />
         <div class="actions">
           <button type="submit" class="button primary">
