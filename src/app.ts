@@ -12,6 +12,7 @@ import { auditRoutes } from './audit/audit.routes.js';
 import { dashboardRoutes } from './dashboard/dashboard.routes.js';
 import { exportRoutes } from './dashboard/export.routes.js';
 import { examRoutes } from './exams/exam.routes.js';
+import { fhirRoutes } from './fhir/fhir.routes.js';
 import { ingresoRoutes } from './ingresos/ingreso.routes.js';
 import { divipolaCatalogueRoutes } from './patients/divipola.catalogue.js';
 import { patientRoutes } from './patients/patient.routes.js';
@@ -192,6 +193,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(dashboardRoutes, { prefix: '/dashboard' });
   await app.register(patientRoutes, { prefix: '/patients' });
   await app.register(ingresoRoutes, { prefix: '/patients' });
+  await app.register(fhirRoutes, { prefix: '/patients' });
   await app.register(exportRoutes);
   await app.register(examRoutes, { prefix: '/exams' });
   return app;
