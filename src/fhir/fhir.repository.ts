@@ -2,7 +2,7 @@
 
 import type { Executor } from '../db/database.js';
 import { groupBy } from '../shared/collections.js';
-import type { HistoryRow, PatientRecordData } from './fhir.rules.js';
+import { EXAM_EXPORT_COLUMNS, type HistoryRow, type PatientRecordData } from './fhir.rules.js';
 
 /** The records of the patients whose id is in [fromId, toId], ascending, each with its Ingresos, their history and unvoided exams. */
 export async function loadPatientRecords(db: Executor, range: { fromId: number; toId: number }): Promise<PatientRecordData[]> {
@@ -27,8 +27,7 @@ export async function loadPatientRecords(db: Executor, range: { fromId: number; 
   const exams = await db
     .selectFrom('exam_records as e')
     .innerJoin('ingresos as i', 'i.id', 'e.ingreso_id')
-    .selectAll('e')
-    .select('i.paciente_id')
+    .select([...EXAM_EXPORT_COLUMNS.map((c) => `e.${c}` as const), 'i.paciente_id'])
     .where('i.paciente_id', '>=', range.fromId)
     .where('i.paciente_id', '<=', range.toId)
     .where('e.anulado_at', 'is', null)

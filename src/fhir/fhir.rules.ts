@@ -153,15 +153,19 @@ function observation(
     ...(input.ingresoId !== null ? { extension: [{ url: EXTENSIONS.episodeOfCare, valueReference: episodeRef(input.ingresoId) }] } : {}),
     status: 'final',
     category: [{ coding: [{ system: SYSTEMS.observationCategory, code: def.category }] }],
-    code: { coding: [def.coding], text: def.coding.display },
+    code: { coding: [def.coding] },
     subject: patientRef(input.pacienteId),
     effectiveDateTime: input.effective,
     valueQuantity: quantity,
   };
 }
 
+/** The columns of an exam record the export reads. */
+export const EXAM_EXPORT_COLUMNS = ['id', 'ingreso_id', 'fecha', 'iah', 'saturacion_minima', 'horas_uso_promedio', 'porcentaje_noches_4h', 'isi', 'epworth', 'anulado_at'] as const;
+export type ExamValues = Pick<ExamRecordRow, (typeof EXAM_EXPORT_COLUMNS)[number]>;
+
 /** The measured values of one exam record (voided records give none), each linked to its EpisodeOfCare. */
-export function examObservations(exam: ExamRecordRow, pacienteId: number): Observation[] {
+export function examObservations(exam: ExamValues, pacienteId: number): Observation[] {
   if (exam.anulado_at !== null) return [];
   const ctx = { pacienteId, ingresoId: exam.ingreso_id, effective: exam.fecha };
   const out: Observation[] = [];
@@ -198,7 +202,7 @@ export interface PatientRecordData {
   /** Status history per Ingreso id, oldest first. */
   history: ReadonlyMap<number, readonly HistoryRow[]>;
   /** The patient's exam records (voided ones are skipped here too). */
-  exams: readonly ExamRecordRow[];
+  exams: readonly ExamValues[];
 }
 
 /** Every resource of one patient, Patient first, then each EpisodeOfCare, then the Observations. */

@@ -2,6 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   DECIMAL_MAX_HUNDREDTHS,
+  editDistance,
+  similarNames,
   DEFAULT_VALOR_CAPITA_HUNDREDTHS,
   DIAGNOSTICOS,
   ENTIDADES_SALUD,
@@ -140,5 +142,33 @@ describe('limits and defaults', () => {
   test('documentoKey trims and ignores case', () => {
     assert.equal(documentoKey('  ab123 '), 'AB123');
     assert.equal(documentoKey('AB123'), documentoKey('ab123'));
+  });
+});
+
+describe('similarNames (possible duplicate people)', () => {
+  const n = (nombre: string, apellido: string) => ({ nombre, apellido });
+  test('accents, case, spacing and hyphens are ignored', () => {
+    assert.equal(similarNames(n('José', 'Pérez Gómez'), n('jose', 'PEREZ  GOMEZ')), true);
+    assert.equal(similarNames(n('José', 'Pérez-Gómez'), n('Jose', 'Perez Gomez')), true);
+  });
+  test('swapped surnames, or nombre and apellido swapped', () => {
+    assert.equal(similarNames(n('Ana María', 'Rueda Ortiz'), n('Ana María', 'Ortiz Rueda')), true);
+    assert.equal(similarNames(n('Rueda', 'Ana'), n('Ana', 'Rueda')), true);
+  });
+  test('one typo: a letter changed, added, dropped, or two neighbours swapped', () => {
+    assert.equal(similarNames(n('Carlos', 'Martínez'), n('Carlos', 'Martinex')), true);
+    assert.equal(similarNames(n('Carlos', 'Martínez'), n('Carlos', 'Martíneez')), true);
+    assert.equal(similarNames(n('Carlos', 'Martínez'), n('Carlos', 'Martnez')), true);
+    assert.equal(similarNames(n('Carlos', 'Martínez'), n('Calros', 'Martínez')), true);
+  });
+  test('two typos or another name: not similar', () => {
+    assert.equal(similarNames(n('Carlos', 'Martínez'), n('Carla', 'Martinex')), false);
+    assert.equal(similarNames(n('Carlos', 'Martínez'), n('Pedro', 'Martínez')), false);
+    assert.equal(similarNames(n('', ''), n('', '')), false);
+  });
+  test('editDistance stops early above the bound', () => {
+    assert.equal(editDistance('abcdef', 'abcdef', 1), 0);
+    assert.equal(editDistance('abcdef', 'badcef', 1), 2);
+    assert.equal(editDistance('ab', 'abcdef', 1), 2);
   });
 });
