@@ -129,7 +129,10 @@ export function scenarios(f: Fixtures, db: Kysely<any>, session: Session): Scena
       apellido: 'Peña Muñoz',
       tipo_documento: 'CC',
       documento: String(documento++),
-      fecha_nacimiento: '1968-04-12',
+      // One name for every created patient, born on a day of its own (25,000 days round); a repeat across runs
+      // is confirmed as another person (decision 0043), as staff would.
+      fecha_nacimiento: new Date(Date.UTC(1930, 0, 1) + (documento % 25_000) * 86_400_000).toISOString().slice(0, 10),
+      es_otra_persona: '1',
       genero: 'M',
       departamento: 'SANTANDER',
       ciudad: 'BUCARAMANGA',

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../audit/audit.repository.js';
 import { PatientHistoryCache } from '../audit/audit.history-cache.js';
 import { diffFields } from '../audit/audit.rules.js';
-import { findActiveIngreso, findLatestFechaFin, openIngreso } from '../ingresos/ingreso.repository.js';
+import { findActiveIngreso, findLatestFechaFin } from '../ingresos/ingreso.repository.js';
 import { mesCapita, MSG as INGRESO_MSG, startsBeforeLastEnd } from '../ingresos/ingreso.rules.js';
 import { formatDateEs } from '../shared/dates.js';
 import { today } from '../web/deps.js';
@@ -11,25 +11,26 @@ import { parseId, readForm } from '../web/form.js';
 import { FragmentSlot, pageContext, redirectWith, renderFragment, sendPage, type Fragment } from '../web/render.js';
 import type { VNode } from 'preact';
 import type { PatientRow } from './patient.table.js';
+import { createPatientWithCycle, pickAudited } from './patient.create.js';
 import {
   DocumentoTakenError,
   findPatientById,
-  insertPatient,
+  findPeopleBornOn,
   isDocumentoKeyTaken,
+  type PersonCandidate,
   searchPatients,
   setActiveIngresoFechaInicio,
   updatePatient,
 } from './patient.repository.js';
-import { documentoKey, edad, imc, patientDerivedColumns } from './patient.rules.js';
+import { documentoKey, edad, imc, patientDerivedColumns, similarPeople } from './patient.rules.js';
 import {
   FORM_MSG,
   PATIENT_FORM_FIELDS,
   parseListQuery,
   patientFormValues,
   validatePatientForm,
-  type PatientInput,
 } from './patient.schema.js';
-import { CreatePatientPage } from './views/create.page.js';
+import { CreatePatientPage, OTHER_PERSON_FIELD } from './views/create.page.js';
 import { PatientDetailPage, PatientRecord, patientTitle, type PatientDetail } from './views/detail.page.js';
 import { PatientListContent } from './views/list.page.js';
 import { DEFAULT_DEPARTAMENTO } from './divipola.js';
@@ -38,14 +39,7 @@ import { readDataVersion } from '../db/data-version.js';
 import { LIST_CACHE_BYTES, RECORD_CACHE_BYTES, sendCachedPage, type ContentCache } from '../web/cached-page.js';
 import { FragmentCache } from '../web/fragment-cache.js';
 
-/** The stored fields a patient.update audit entry compares (derived columns and timestamps left out). */
-const AUDITED_FIELDS: readonly (keyof PatientInput)[] = [
-  'nombre', 'apellido', 'tipo_documento', 'documento', 'fecha_nacimiento', 'genero', 'departamento', 'ciudad', 'zona',
-  'telefono', 'celular', 'estado_civil', 'entidad_salud', 'estrato', 'peso', 'altura', 'perimetro_abdominal', 'cuello',
-  'medico_remitente', 'especialidad', 'diagnostico_clinico', 'programa', 'valor_capita',
-];
-
-const pick = (row: PatientInput): Record<string, unknown> => Object.fromEntries(AUDITED_FIELDS.map((f) => [f, row[f] ?? null]));
+const pick = pickAudited;
 
 /** Audit entries shown on the patient page (the full trail is at /users/audit/). */
 const HISTORY_LIMIT = 20;
@@ -79,40 +73,40 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
 
   // ------------------------------------------------------------------------------------------------ create
 
-  const renderCreate = (request: FastifyRequest, reply: FastifyReply, values: FormValues, errors: FieldErrors) =>
-    sendPage(reply, <CreatePatientPage ctx={pageContext(request, reply)} values={values} errors={errors} />);
+  const renderCreate = (request: FastifyRequest, reply: FastifyReply, values: FormValues, errors: FieldErrors, similar: readonly PersonCandidate[] = []) =>
+    sendPage(reply, <CreatePatientPage ctx={pageContext(request, reply)} values={values} errors={errors} similar={similar} />);
 
   app.get('/create/', async (request, reply) =>
     renderCreate(request, reply, { departamento: DEFAULT_DEPARTAMENTO, diagnostico_clinico: 'G47.3' }, {}),
   );
 
   app.post('/create/', async (request, reply) => {
-    const read = readForm(request.body, PATIENT_FORM_FIELDS);
+    const read = readForm(request.body, [...PATIENT_FORM_FIELDS, OTHER_PERSON_FIELD]);
     const form = validatePatientForm(read.values, today(deps), read.errors);
     if (!form.ok) return renderCreate(request, reply, form.values, form.errors);
     const input = form.patient;
     if (await isDocumentoKeyTaken(db, documentoKey(input.documento))) {
       return renderCreate(request, reply, form.values, { documento: FORM_MSG.documentoTaken });
     }
+    // Someone with the same birth date and a similar name: created only once "es otra persona" is confirmed (decision 0043).
+    const similar = similarPeople(input, await findPeopleBornOn(db, [input.fecha_nacimiento]));
+    const confirmed = read.values[OTHER_PERSON_FIELD] === '1';
+    if (similar.length > 0 && !confirmed) return renderCreate(request, reply, form.values, {}, similar);
     const at = clock.now();
-    const now = at.toISOString();
     const fechaInicio = form.fechaInicioPrograma ?? today(deps);
     let id: number;
     try {
       id = await inTransaction(db, async (trx) => {
-        const patientId = await insertPatient(trx, { ...input, ...patientDerivedColumns(input), created_at: now, updated_at: now });
-        const ingresoId = await openIngreso(trx, { pacienteId: patientId, fechaInicio, userId: request.user?.id ?? null, now });
-        await recordAudit(trx, {
-          at,
+        const created = await createPatientWithCycle(trx, {
+          patient: input,
+          fechaInicio,
+          estado: 'ACTIVO',
           actor: actorOf(request),
-          action: 'patient.create',
-          entityType: 'patient',
-          entityId: patientId,
-          patientId,
-          changes: { ...diffFields(null, pick(input)), ingreso: [null, { id: ingresoId, estado: 'ACTIVO', fecha_inicio: fechaInicio }] },
+          at,
           requestId: String(request.id),
+          auditDetails: similar.length > 0 ? { otra_persona_confirmada: [null, similar.map((p) => p.id)] } : {},
         });
-        return patientId;
+        return created.patientId;
       });
     } catch (err) {
       // Another request took the documento between the check and the insert: the unique index refused it.

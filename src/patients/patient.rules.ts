@@ -213,3 +213,14 @@ export function similarNames(a: { nombre: string; apellido: string }, b: { nombr
   if ([...wa].sort().join(' ') === [...wb].sort().join(' ')) return true;
   return editDistance(ja, jb, 1) <= 1;
 }
+
+export interface PersonIdentity {
+  nombre: string;
+  apellido: string;
+  fecha_nacimiento: string;
+}
+
+/** The candidates that may be the same person: the same birth date and a similar full name. */
+export function similarPeople<T extends PersonIdentity>(person: PersonIdentity, candidates: readonly T[]): T[] {
+  return candidates.filter((c) => c.fecha_nacimiento === person.fecha_nacimiento && similarNames(person, c));
+}
