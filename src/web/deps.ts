@@ -21,6 +21,10 @@ export interface Message {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route accepts multipart/form-data bodies (file uploads); every other route answers them 415. */
+    multipart?: boolean;
+  }
   interface FastifyInstance {
     deps: AppDeps;
     /** Views of patients' records on their way to the audit trail (written in groups). */
