@@ -106,6 +106,9 @@ export function PatientRecord({ detail, values, errors }: { detail: PatientDetai
         <a class="button" href={`/patients/follow?query_search=${encodeURIComponent(p.documento)}`}>
           Ciclos del paciente (seguimiento)
         </a>
+        <a class="button" href={`/patients/${p.id}/fhir/`} type="application/fhir+json" download={`paciente-${p.id}.fhir.json`}>
+          Exportar FHIR
+        </a>
       </div>
       <div class="grid-2">
         <section class="card" aria-labelledby="datos-title">
