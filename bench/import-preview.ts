@@ -16,6 +16,7 @@ import { openDatabase } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { IMPORT_FIELDS } from '../src/imports/import.rules.js';
 import { systemClock } from '../src/shared/clock.js';
+import { multipartBody } from '../test/imports/import-helpers.js';
 import { BENCH_PASSWORD, BENCH_USERNAME, databaseUrlFrom, displayUrl, formatInt } from './common.js';
 import { documento, intBetween, lugar, personName, rng } from './synthetic.js';
 
@@ -56,17 +57,6 @@ async function xlsx(data: string[][]): Promise<Buffer> {
   return Buffer.from(await wb.xlsx.writeBuffer());
 }
 
-function multipart(token: string, name: string, data: Buffer) {
-  const b = `----bench${Date.now()}`;
-  const payload = Buffer.concat([
-    Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="csrfmiddlewaretoken"\r\n\r\n${token}\r\n`),
-    Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="archivo"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
-    data,
-    Buffer.from(`\r\n--${b}--\r\n`),
-  ]);
-  return { payload, contentType: `multipart/form-data; boundary=${b}` };
-}
-
 const handle = openDatabase(url);
 await migrateToLatest(handle.db);
 const config = loadConfig({ ...process.env, APP_ENV: 'production', SIGNING_SECRET: 'b'.repeat(40), ALLOWED_HOSTS: 'localhost', DATABASE_URL: url }, mkdtempSync(path.join(tmpdir(), 'somno-bench-')));
@@ -95,7 +85,7 @@ try {
   for (const kind of ['csv', 'xlsx'] as const) {
     const times: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const { payload, contentType } = multipart(token, `bench.${kind}`, files[kind]);
+      const { payload, contentType } = multipartBody({ csrfmiddlewaretoken: token }, { name: `bench.${kind}`, data: files[kind] });
       const started = performance.now();
       const res = await app.inject({ method: 'POST', url: '/patients/import/', headers: headers({ 'content-type': contentType }), payload });
       times.push(performance.now() - started);
