@@ -63,9 +63,15 @@ export async function exportNdjson(db: Db, outDir: string, options: { batchPatie
   const counts: Record<BulkResourceType, number> = { Patient: 0, EpisodeOfCare: 0, Observation: 0 };
   const batch = options.batchPatients ?? BULK_BATCH_PATIENTS;
   try {
-    let after = 0;
-    for (let range = await nextPatientRange(db, after, batch); range; range = await nextPatientRange(db, after, batch)) {
-      const records = await readBatch(db, range);
+    // The next batch is read while this one is serialised and written (on PostgreSQL the database works meanwhile).
+    let range = await nextPatientRange(db, 0, batch);
+    let pending = range ? readBatch(db, range) : null;
+    while (range && pending) {
+      const records = await pending;
+      const nextRange = await nextPatientRange(db, range.toId, batch);
+      pending = nextRange ? readBatch(db, nextRange) : null;
+      // A failed read ahead is reported by the next turn's await, not as an unhandled rejection.
+      pending?.catch(() => undefined);
       const lines: Record<BulkResourceType, string[]> = { Patient: [], EpisodeOfCare: [], Observation: [] };
       for (const record of records) {
         for (const resource of patientResources(record)) {
@@ -77,7 +83,7 @@ export async function exportNdjson(db: Db, outDir: string, options: { batchPatie
         counts[t] += lines[t].length;
         await write(streams[t], `${lines[t].join('\n')}\n`);
       }
-      after = range.toId;
+      range = nextRange;
     }
     for (const t of BULK_RESOURCE_TYPES) await closeStream(streams[t]);
   } catch (err) {
