@@ -289,17 +289,16 @@ async function nextIds(db: Kysely<any>, tables: string[]): Promise<Ids> {
 const SKIPPED_INSERT_TRIGGERS: Record<string, string> = {
   // migration 0010: patients.activo_desde, written final with the patient (checked by verifyDerived).
   'ingresos.ingresos_sync_activo_desde': 'patients.activo_desde',
-  // migration 0021: a statement-level bump of the dashboard's data version; the insert of the patients, in the
-  // same transaction and with triggers, bumps it as well.
-  'ingresos.ingresos_dashboard_version': 'dashboard_version',
+  // decision 0023: statement-level bumps of the tables' versions, whose values carry no meaning: a database made
+  // by the generator starts with no page rendered.
+  'ingresos.ingresos_table_version': 'table_versions',
+  'ingreso_historial.ingreso_historial_table_version': 'table_versions',
+  'exam_records.exam_records_table_version': 'table_versions',
   // migration 0003: records only on an ACTIVO Ingreso; the records of a cycle are dated inside it, and with
   // triggers they are inserted while it is ACTIVO (the slow path proves it on every run).
   'exam_records.exam_records_insert_activo': 'guard',
   // migration 0021: patients.ultimo_monitoreo, written final with the patient (checked by verifyDerived).
   'exam_records.exam_records_monitoreo_insert': 'patients.ultimo_monitoreo',
-  // migration 0023: a statement-level bump of the exam records' version, whose value carries no meaning: a
-  // database made by the generator starts with no page rendered.
-  'exam_records.exam_records_version': 'exam_records_version',
 };
 /** Tables written without triggers in the fast path. The patients are always inserted with their triggers. */
 const UNTRIGGERED_TABLES = ['ingresos', EXAM_TABLE, 'ingreso_historial', 'audit_log'];

@@ -26,6 +26,7 @@ import { createViewAuditQueue } from './audit/audit.queue.js';
 import { startViewWriter } from './audit/audit.writer.js';
 import { registerErrorHandling, sendErrorPage } from './web/errors.js';
 import { parseFormBody } from './web/form.js';
+import { PageCache } from './web/page-cache.js';
 import { guardPlugin } from './web/guard.js';
 import { messagesPlugin } from './web/messages.js';
 import { securityPlugin } from './web/security.js';
@@ -74,6 +75,8 @@ export interface BuildAppOptions extends AppDeps {
   auditViewFlushMs?: number;
   /** The SQLite file, when the database is one: views are then written by a worker thread of their own. */
   sqliteFile?: string | null;
+  /** false renders every kept page anew on each request (the differential tests compare both). Default: true. */
+  keepPages?: boolean;
 }
 
 /**
@@ -127,6 +130,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     onError: (err) => app.log.error({ err }, 'audit views could not be written; retrying'),
   });
   app.decorate('auditViews', auditViews);
+  app.decorate('pages', new PageCache(db, options.keepPages ?? true));
   // app.close() (graceful shutdown) waits for the last views to be written before the database is closed.
   app.addHook('onClose', async () => auditViews.close());
 

@@ -1,68 +1,27 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { mesCapita, mesFiltroRange, MES_CAPITA_MAX } from '../ingresos/ingreso.rules.js';
+import { mesCapita } from '../ingresos/ingreso.rules.js';
 import { ENTIDADES_SALUD, choiceValues } from '../patients/patient.rules.js';
 import { csvDecimal } from '../shared/csv.js';
-import { today, type AppDeps } from '../web/deps.js';
+import { today } from '../web/deps.js';
 import { queryValue } from '../web/form.js';
-import { pageContext, sendPage } from '../web/render.js';
+import { sendKeptPage } from '../web/cached-page.js';
 import { EXPORT_PAGE_SIZE, sendCsvExport } from './csv-export.js';
-import { readDataVersion } from '../db/data-version.js';
-import { LatestValueCache } from './dashboard.cache.js';
-import { capitaPages, countCyclesInMonth, countOpenGroups, listIngresosAtLimit, type CapitaQuery } from './dashboard.repository.js';
-import { CAPITA_MESSAGES, capitaReferenceDate, monthRangeOf, parseCapitaMonth, startOfDayUtc, summarizeOpenGroups } from './dashboard.rules.js';
-import { listStaleMonitoring } from './monitoring.repository.js';
-import { DashboardPage, renderDashboardHtml, type CapitaForm, type DashboardData, type DashboardHtml } from './views/dashboard.page.js';
-
-/** How many rows the dashboard's lists show (their totals are always shown). */
-const LIST_LIMIT = 50;
+import { dashboardPage } from './dashboard.pages.js';
+import { capitaPages, type CapitaQuery } from './dashboard.repository.js';
+import { CAPITA_MESSAGES, capitaReferenceDate, parseCapitaMonth, startOfDayUtc } from './dashboard.rules.js';
+import { CapitaReportForm, type CapitaForm } from './views/dashboard.page.js';
 
 export const CAPITA_HEADER = ['documento', 'tipo_documento', 'nombre', 'apellido', 'entidad_salud', 'programa', 'mes_capita', 'valor_capita'] as const;
-
-/** The figures and the part of the page drawn from them alone. */
-type DashboardFigures = { data: DashboardData; html: DashboardHtml };
-
-/**
- * Every figure of the dashboard for today, and the HTML drawn from them, computed once per (today, data version) and shared by every request
- * until a change of patients, ingresos or monitoring records (in any process) bumps the version
- * (docs/decisions/0012-dashboard-cache-and-data-version.md). The version is read before the figures, so the
- * figures are never older than the version they are kept under. The statements run one after another: a request
- * holds at most one connection of the pool.
- */
-async function loadFigures(deps: AppDeps, cache: LatestValueCache<DashboardFigures>): Promise<DashboardFigures> {
-  const { db } = deps;
-  const day = today(deps);
-  const version = await readDataVersion(db);
-  return cache.get(`${day} ${version}`, async () => {
-    const month = monthRangeOf(day);
-    const open = summarizeOpenGroups(await countOpenGroups(db, day));
-    const cycles = await countCyclesInMonth(db, month.start, month.end);
-    const atLimit = await listIngresosAtLimit(db, mesFiltroRange(MES_CAPITA_MAX, day).to!, LIST_LIMIT);
-    const staleMonitoring = await listStaleMonitoring(db, day, LIST_LIMIT);
-    const data: DashboardData = {
-      today: day,
-      mes: month.mes,
-      status: open.status,
-      cycles,
-      byPrograma: open.byPrograma,
-      byEntidad: open.byEntidad,
-      mesCapita: open.mesCapita,
-      capita: open.capita,
-      atLimit,
-      staleMonitoring,
-    };
-    return { data, html: renderDashboardHtml(data) };
-  });
-}
 
 /** Routes under /dashboard. */
 export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   const deps = app.deps;
-  const cache = new LatestValueCache<DashboardFigures>();
 
+  /** The dashboard, with the capitation form as sent (and its error) or empty. */
   async function sendDashboard(request: FastifyRequest, reply: FastifyReply, capitaForm: CapitaForm | null, status = 200) {
-    const { data, html } = await loadFigures(deps, cache);
-    const form = capitaForm ?? { mes: data.mes, entidad: '' };
-    return sendPage(reply, <DashboardPage ctx={pageContext(request, reply)} html={html} mes={data.mes} capitaForm={form} />, status);
+    const page = (await app.pages.get(dashboardPage, { today: today(deps) }))!;
+    const { mes } = page.meta;
+    return sendKeptPage(request, reply, page, { fill: [<CapitaReportForm form={capitaForm ?? { mes, entidad: '' }} mes={mes} />], status });
   }
 
   app.get('/', async (request, reply) => sendDashboard(request, reply, null));

@@ -1,6 +1,5 @@
-import { PostgresAdapter, type Kysely, type Transaction } from 'kysely';
+import { PostgresAdapter, type ColumnType, type Kysely, type Transaction } from 'kysely';
 import type { AuditTables } from '../audit/audit.table.js';
-import type { DashboardTables } from '../dashboard/dashboard.table.js';
 import type { ExamTables } from '../exams/exam.table.js';
 import type { ImportTables } from '../imports/import.table.js';
 import type { IngresoTables } from '../ingresos/ingreso.table.js';
@@ -8,7 +7,19 @@ import type { PatientTables } from '../patients/patient.table.js';
 import type { UserTables } from '../users/user.table.js';
 
 /** Every table, composed from the features that own them. */
-export interface Database extends UserTables, AuditTables, PatientTables, IngresoTables, ExamTables, DashboardTables, ImportTables {}
+export interface Database extends UserTables, AuditTables, PatientTables, IngresoTables, ExamTables, ImportTables {
+  table_versions: TableVersionsTable;
+}
+
+/**
+ * One row per versioned table and slot (16 on PostgreSQL, 1 on SQLite), bumped by database triggers installed from
+ * the list in table-versions.ts; a table's version is the sum of its slots. Never written by the application.
+ */
+export interface TableVersionsTable {
+  table_name: ColumnType<string, never, never>;
+  slot: ColumnType<number, never, never>;
+  n: ColumnType<number | string, never, never>;
+}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;

@@ -1,5 +1,6 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { migrations } from './migrations/index.js';
+import { syncTableVersionTriggers } from './table-versions.js';
 
 class StaticMigrationProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -7,7 +8,10 @@ class StaticMigrationProvider implements MigrationProvider {
   }
 }
 
-/** Applies every pending migration; throws (and applies nothing more) on the first failure. */
+/**
+ * Applies every pending migration, then installs the table versions' triggers from their list (decision 0023);
+ * throws (and applies nothing more) on the first failure.
+ */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: new StaticMigrationProvider() });
   const { error, results } = await migrator.migrateToLatest();
@@ -15,5 +19,6 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'desconocida';
     throw new Error(`La migración ${failed} falló: ${error instanceof Error ? error.message : String(error)}`);
   }
+  await syncTableVersionTriggers(db);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

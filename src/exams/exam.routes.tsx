@@ -1,21 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../audit/audit.repository.js';
 import { findActiveIngreso } from '../ingresos/ingreso.repository.js';
-import { findPatientById, searchPatients } from '../patients/patient.repository.js';
+import { findPatientById } from '../patients/patient.repository.js';
 import { labelOf } from '../patients/patient.rules.js';
 import { parseListQuery } from '../patients/patient.schema.js';
 import type { PatientRow } from '../patients/patient.table.js';
 import { today } from '../web/deps.js';
 import { hasErrors, parseId, readForm } from '../web/form.js';
-import { FragmentSlot, pageContext, redirectWith, renderFragment, sendPage, type Fragment } from '../web/render.js';
-import { Layout } from '../web/layout.js';
-import type { VNode } from 'preact';
+import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import {
   findIngresoOfPatient,
   findRecordOfPatient,
   insertExamRecord,
   listCycleRecords,
-  listCycleSeries,
   listPatientCycles,
   lockActiveIngreso,
   voidExamRecord,
@@ -24,13 +21,10 @@ import { EXAM_KINDS, type ExamKindValue } from './exam.rules.js';
 import { EXAM_FORM_FIELDS, issuesToErrors, parseExamForm, voidSchema } from './exam.schema.js';
 import type { NewExamRecordRow } from './exam.table.js';
 import { ArchivePage } from './views/archive.page.js';
-import { ClinicalContent, clinicalTitle, type ClinicalViewData } from './views/clinical.page.js';
 import { KIND_PATHS, type PostedForm } from './views/forms.js';
-import { ExamListContent } from './views/list.page.js';
 import { inTransaction } from '../db/transaction.js';
-import { readClinicalVersion, readDataVersion } from '../db/data-version.js';
-import { LIST_CACHE_BYTES, RECORD_CACHE_BYTES, sendCachedPage, type ContentCache } from '../web/cached-page.js';
-import { FragmentCache } from '../web/fragment-cache.js';
+import { sendKeptPage } from '../web/cached-page.js';
+import { clinicalPage, examListPage } from './exam.pages.js';
 
 export const EXAM_MSG = {
   noActivo: 'El paciente no tiene un ingreso ACTIVO (pudo haber cambiado mientras llenaba el formulario): no se guardó el registro.',
@@ -43,7 +37,6 @@ export const EXAM_MSG = {
 
 /** Control flow out of a transaction, turned into a response by the route. */
 class NoActiveIngresoError extends Error {}
-class PatientNotFoundError extends Error {}
 class RecordNotFoundError extends Error {}
 class RecordArchivedError extends Error {}
 class RecordAlreadyVoidedError extends Error {}
@@ -67,17 +60,6 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
     return patient;
   };
 
-  /** Everything the clinical view shows of the patient today. */
-  const loadClinical = async (patient: PatientRow, day: string): Promise<ClinicalViewData> => {
-    const active = (await findActiveIngreso(db, patient.id)) ?? null;
-    const [records, series, cycles] = await Promise.all([
-      active ? listCycleRecords(db, active.id, { includeVoided: false }) : [],
-      active ? listCycleSeries(db, active.id) : [],
-      listPatientCycles(db, patient.id),
-    ]);
-    return { patient, today: day, timeZone: config.timeZone, active, records, series, cycles };
-  };
-
   const recordClinicalView = (request: FastifyRequest, patientId: number, ingresoId: number | null, registros: number) =>
     app.auditViews.record({
       at: clock.now(),
@@ -90,56 +72,25 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
       requestId: String(request.id),
     });
 
-  const sendClinicalPage = (request: FastifyRequest, reply: FastifyReply, title: string, content: VNode) =>
-    sendPage(reply, <Layout ctx={pageContext(request, reply)} title={title}>{content}</Layout>);
-
-  /** The clinical view with a posted form's values and errors (never kept), and the view recorded. */
-  const sendClinical = async (request: FastifyRequest, reply: FastifyReply, patient: PatientRow, posted: PostedForm) => {
-    const data = await loadClinical(patient, today(app.deps));
-    await recordClinicalView(request, patient.id, data.active?.id ?? null, data.records.length);
-    return sendClinicalPage(request, reply, clinicalTitle(patient), <ClinicalContent data={{ ...data, posted }} />);
+  /** The clinical view (kept after a GET; with the posted form after a failed POST), and the view recorded. */
+  const sendClinical = async (request: FastifyRequest, reply: FastifyReply, patientId: number, posted: PostedForm | null) => {
+    const input = { patientId, today: today(app.deps), timeZone: config.timeZone, posted };
+    const view = posted === null ? await app.pages.get(clinicalPage, input) : await app.pages.render(clinicalPage, input);
+    if (!view) return reply.callNotFound();
+    await recordClinicalView(request, patientId, view.meta.ingresoId, view.meta.registros);
+    return sendKeptPage(request, reply, view);
   };
 
-  /**
-   * The clinical views as shown after a GET, rendered once per (patient, day, data version) and kept (decision
-   * 0016), with what the view's audit entry records.
-   */
-  const clinicalCache = new FragmentCache<{ fragment: Fragment; title: string; ingresoId: number | null; registros: number }>(
-    RECORD_CACHE_BYTES,
-  );
-
-  const listCache: ContentCache = new FragmentCache(LIST_CACHE_BYTES);
   app.get('/', async (request, reply) => {
     const { query, page } = parseListQuery(request.query);
-    const day = today(app.deps);
-    return sendCachedPage(request, reply, {
-      cache: listCache,
-      version: await readDataVersion(db),
-      key: JSON.stringify([day, query, page]),
-      title: 'Exámenes',
-      content: async () => <ExamListContent query={query} result={await searchPatients(db, { query, onlyActive: true, page, today: day })} />,
-    });
+    const kept = await app.pages.get(examListPage, { query, page, today: today(app.deps) });
+    return sendKeptPage(request, reply, kept!);
   });
 
   app.get<PatientParams>('/:patientId/', async (request, reply) => {
     const id = parseId(request.params.patientId);
     if (id === null) return reply.callNotFound();
-    const day = today(app.deps);
-    let view;
-    try {
-      view = await clinicalCache.get(await readClinicalVersion(db), `${id}|${day}`, async () => {
-        const patient = await findPatientById(db, id);
-        if (!patient) throw new PatientNotFoundError();
-        const data = await loadClinical(patient, day);
-        const fragment = renderFragment(<ClinicalContent data={data} />);
-        return { fragment, title: clinicalTitle(patient), ingresoId: data.active?.id ?? null, registros: data.records.length };
-      });
-    } catch (err) {
-      if (err instanceof PatientNotFoundError) return reply.callNotFound();
-      throw err;
-    }
-    await recordClinicalView(request, id, view.ingresoId, view.registros);
-    return sendClinicalPage(request, reply, view.title, <FragmentSlot fragment={view.fragment} />);
+    return sendClinical(request, reply, id, null);
   });
 
   for (const { value: kind } of EXAM_KINDS) {
@@ -152,7 +103,7 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
       const form = readForm(request.body, EXAM_FORM_FIELDS[kind]);
       const result = parseExamForm(kind, form.values, today(app.deps));
       const errors = { ...(result.ok ? {} : result.errors), ...form.errors };
-      if (!result.ok || hasErrors(errors)) return sendClinical(request, reply, patient, { kind, values: form.values, errors });
+      if (!result.ok || hasErrors(errors)) return sendClinical(request, reply, patient.id, { kind, values: form.values, errors });
 
       const now = clock.now();
       const user = actorOf(request);

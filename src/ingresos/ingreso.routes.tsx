@@ -5,18 +5,14 @@ import { today } from '../web/deps.js';
 import { sendErrorPage } from '../web/errors.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
 import { parseId, readForm } from '../web/form.js';
-import { pageContext, redirectWith, sendPage } from '../web/render.js';
-import { searchPatients } from '../patients/patient.repository.js';
+import { redirectWith } from '../web/render.js';
 import { listUrl, parseListQuery } from '../patients/patient.schema.js';
 import {
   applyStatusChange,
   CycleAlreadyOpenError,
   findCycleState,
   findIngresoForChange,
-  listHistoryOfIngresos,
-  listIngresosOfPatients,
   openIngreso,
-  type HistoryEntry,
 } from './ingreso.repository.js';
 import {
   decideNewCycle,
@@ -29,13 +25,9 @@ import {
   type StatusChangeDecision,
 } from './ingreso.rules.js';
 import { FOLLOW_PATH } from './views/follow.links.js';
-import { FollowContent, type FollowPatient } from './views/follow.page.js';
-import type { IngresoRow } from './ingreso.table.js';
 import { inTransaction } from '../db/transaction.js';
-import { readDataVersion } from '../db/data-version.js';
-import { groupBy } from '../shared/collections.js';
-import { LIST_CACHE_BYTES, sendCachedPage, type ContentCache } from '../web/cached-page.js';
-import { FragmentCache } from '../web/fragment-cache.js';
+import { sendKeptPage } from '../web/cached-page.js';
+import { followPage } from './ingreso.pages.js';
 
 /** Fields the follow page's forms send besides their own: where to come back to (search and page). */
 const RETURN_FIELDS = ['query_search', 'page'] as const;
@@ -75,28 +67,10 @@ export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
   const { db, clock } = app.deps;
 
   // GET /patients/follow (and /patients/follow/: the router ignores the trailing slash).
-  const followCache: ContentCache = new FragmentCache(LIST_CACHE_BYTES);
   app.get('/follow', async (request, reply) => {
-    const filters = parseListQuery(request.query);
-    const todayDate = today(app.deps);
-    return sendCachedPage(request, reply, {
-      cache: followCache,
-      // Patients and Ingresos; the status history is written with its Ingreso's change, usernames never change.
-      version: await readDataVersion(db),
-      key: JSON.stringify([todayDate, filters.query, filters.page]),
-      title: 'Seguimiento de ingresos',
-      content: async () => {
-        const result = await searchPatients(db, { query: filters.query, onlyActive: false, page: filters.page, today: todayDate });
-        // One query for the page's Ingresos and one for their history, never one per patient.
-        const ingresos = await listIngresosOfPatients(db, result.rows.map((r) => r.id));
-        const history = groupBy(await listHistoryOfIngresos(db, ingresos.map((i) => i.id)), (h: HistoryEntry) => h.ingreso_id);
-        const byPatient = groupBy(ingresos, (i: IngresoRow) => i.paciente_id);
-        const patients: FollowPatient[] = result.rows.map((patient) => ({ patient, ingresos: byPatient.get(patient.id) ?? [] }));
-        return (
-          <FollowContent query={filters.query} result={result} patients={patients} history={history} today={todayDate} timeZone={app.deps.config.timeZone} />
-        );
-      },
-    });
+    const { query, page } = parseListQuery(request.query);
+    const kept = await app.pages.get(followPage, { query, page, today: today(app.deps), timeZone: app.deps.config.timeZone });
+    return sendKeptPage(request, reply, kept!);
   });
 
   // The follow page only reads; without this, POST would reach the patient update route (/patients/:id/).

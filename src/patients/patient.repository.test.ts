@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../../test/helpers.js';
 import type { Db } from '../db/database.js';
 import { createPatient } from './patient.fixtures.js';
 import { sql } from 'kysely';
+import { readTableVersions } from '../db/table-versions.js';
 import { openIngreso } from '../ingresos/ingreso.repository.js';
 import { escapeLike, findPatientById, ftsPhrase, searchPatients, type PatientSearch } from './patient.repository.js';
 
@@ -154,7 +155,7 @@ describe('patients.activo_desde follows the ACTIVO Ingreso (database triggers)',
   });
 });
 
-describe('patient_active_counts and patient_list_version follow the patients (database triggers, migration 0020)', () => {
+describe('patient_active_counts and the version of patients follow the patients (database triggers, migration 0020, decision 0023)', () => {
   /** The counters must always equal the count they stand for. */
   const assertCountsExact = async () => {
     const kept = await db.selectFrom('patient_active_counts').select(['mes', 'n']).where('n', '>', 0).orderBy('mes').execute();
@@ -170,7 +171,7 @@ describe('patient_active_counts and patient_list_version follow the patients (da
       actual.map((r) => [r.mes, Number(r.n)]),
     );
   };
-  const version = async () => Number((await db.selectFrom('patient_list_version').select('v').executeTakeFirstOrThrow()).v);
+  const version = async () => Number((await readTableVersions(db)).get('patients'));
 
   test('create, suspend, reactivate, move the start, terminate, new cycle, delete', async () => {
     const t = token();
@@ -196,12 +197,11 @@ describe('patient_active_counts and patient_list_version follow the patients (da
     // A new cycle after the termination.
     await db.transaction().execute((trx) => openIngreso(trx, { pacienteId: p.id, fechaInicio: '2026-11-21', userId: null, now: 'x' }));
     await assertCountsExact();
-    // A change the lists cannot see leaves the version alone.
+    // Any change of a patient is a new version; a read is not.
     const quiet = await version();
-    await db.updateTable('patients').set({ telefono: '3001234567' }).where('id', '=', p.id).execute();
+    await db.selectFrom('patients').select('id').execute();
     assert.equal(await version(), quiet);
-    // A rename moves the patient in the order: a new version.
-    await db.updateTable('patients').set({ apellido_norm: 'zz', search_text: `zz ${t}` }).where('id', '=', p.id).execute();
+    await db.updateTable('patients').set({ telefono: '3001234567' }).where('id', '=', p.id).execute();
     assert.ok((await version()) > quiet);
     await db.deleteFrom('ingreso_historial').where('ingreso_id', 'in', db.selectFrom('ingresos').select('id').where('paciente_id', '=', p.id)).execute();
     await db.deleteFrom('ingresos').where('paciente_id', '=', p.id).execute();
@@ -223,7 +223,7 @@ describe('patient_active_counts and patient_list_version follow the patients (da
         assert.deepEqual(indexed, walked, `${query} ${JSON.stringify(extra)}`);
       }
     }
-    // The memoized count follows a change at once.
+    // The count follows a change at once.
     const before = (await run(0, t)).total;
     await db.updateTable('ingresos').set({ estado: 'SUSPENDIDO' }).where('id', '=', made[1]!.ingresoId!).execute();
     assert.equal((await run(0, t)).total, before - 1);

@@ -152,52 +152,15 @@ export function patientListFilter(
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// searchPatients: the count first (from the counters of migration 0020, or memoized), then one statement for
-// the page, whose plan is chosen from the count (decision 0011).
+// searchPatients: the count first (from the counters of migration 0020, or counted), then one statement for
+// the page, whose plan is chosen from the count (decision 0011). The list pages that show it are kept whole
+// (src/web/page-cache.ts), so a search is computed once per version of the patients.
 
 /**
  * Walking the order index costs about as much per entry as the search index costs per match (each needs the
  * row's text or order columns): walk when the entries to walk are at most WALK_FACTOR × the matches.
  */
 const WALK_FACTOR = 1;
-/** Memoized figures kept per list version (a new version empties the memo). */
-const MEMO_MAX = 2000;
-
-/**
- * Counts and page ids of searches, valid for one list version: the version is read before anything is
- * computed, so nothing stored is older than the version it is filed under. Per database handle (tests run
- * several databases in one process); never inside a transaction.
- */
-interface ListMemo {
-  version: number;
-  values: Map<string, number | number[]>;
-}
-const listMemos = new WeakMap<object, ListMemo>();
-
-/** The memo of the list version the database holds now (patient_list_version grows with every visible change). */
-async function currentMemo(db: Executor): Promise<ListMemo | null> {
-  if (db.isTransaction) return null;
-  const row = await db.selectFrom('patient_list_version').select('v').where('id', '=', 1).executeTakeFirst();
-  const version = row ? Number(row.v) : -1;
-  let memo = listMemos.get(db);
-  if (!memo || memo.version !== version) {
-    memo = { version, values: new Map() };
-    listMemos.set(db, memo);
-  }
-  return memo;
-}
-
-async function memoized<T extends number | number[]>(memo: ListMemo | null, key: string, compute: () => Promise<T>): Promise<T> {
-  const hit = memo?.values.get(key);
-  if (hit !== undefined) return hit as T;
-  const value = await compute();
-  if (memo) {
-    if (memo.values.size >= MEMO_MAX) memo.values.clear();
-    memo.values.set(key, value);
-  }
-  return value;
-}
-
 /** Active patients per month range, from patient_active_counts ('YYYY-MM' keys compare as the dates do). */
 async function countActive(db: Executor, month: { eq?: string; from?: string; to?: string }): Promise<number> {
   let q = db.selectFrom('patient_active_counts').select(sql<number>`cast(coalesce(sum(n), 0) as integer)`.as('n'));
@@ -215,7 +178,7 @@ const monthOf = (date: string) => date.slice(0, 7);
  *
  * The total: without a search, the active patients (all months or one mes_filtro) are summed from
  * patient_active_counts (kept by triggers); with a search it is counted on the search index (FTS5 trigram on
- * SQLite, pg_trgm on PostgreSQL) and memoized against patient_list_version. The page: when the matches are
+ * SQLite, pg_trgm on PostgreSQL). The page: when the matches are
  * dense enough that walking the list-order index and filtering the text reaches the page within WALK_FACTOR ×
  * the matches, that walk (from the nearer end); otherwise the matches come from the search index and only they are
  * sorted. mes_filtro 2..17 is one calendar month: its own index in list order (patients_active_month_order_idx).
@@ -248,18 +211,13 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
   };
 
   // How many patients the list walks through without a search (the scope), and how many match.
-  const key = `${active}|${range?.from ?? ''}|${range?.to ?? ''}|${needle}`;
-  const memo = needle !== '' || !active ? await currentMemo(db) : null;
   const scope = active
     ? await countActive(db, monthRange)
-    : await memoized(memo, 'all', async () => Number((await sql<{ n: number }>`select cast(count(*) as integer) as n from patients`.execute(db)).rows[0]?.n ?? 0));
+    : Number((await sql<{ n: number }>`select cast(count(*) as integer) as n from patients`.execute(db)).rows[0]?.n ?? 0);
   const total =
     needle === ''
       ? scope
-      : await memoized(memo, key, async () => {
-          const r = await sql<{ n: number }>`select cast(count(*) as integer) as n from patients as q ${whereOf(indexMatch)}`.execute(db);
-          return Number(r.rows[0]?.n ?? 0);
-        });
+      : Number((await sql<{ n: number }>`select cast(count(*) as integer) as n from patients as q ${whereOf(indexMatch)}`.execute(db)).rows[0]?.n ?? 0);
 
   const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const page = Math.min(Math.max(1, Math.trunc(Number.isFinite(s.page) ? s.page : 1)), pageCount);
@@ -290,14 +248,6 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
       where q.id in (select m.id from matched as m) ${conditions.length ? sql`and ${sql.join(conditions, sql` and `)}` : sql``}
       order by q.apellido_norm ${dir}, q.nombre_norm ${dir}, q.id ${dir} limit ${size} offset ${skip}`;
     pageIds = sql`with matched as materialized (select q.id from patients as q where ${like}) ${pageIds}`;
-  }
-  if (needle !== '') {
-    // A search's page ids are memoized with its count: a repeated search (paging back, the list after a
-    // change elsewhere in the clinic's day) reads ten rows by key instead of the search index again.
-    const idsQuery = pageIds;
-    const ids = await memoized(memo, `${key}|${page}`, async () => (await sql<{ id: number }>`${idsQuery}`.execute(db)).rows.map((r) => Number(r.id)));
-    if (ids.length === 0) return { rows: [], total, page, pageCount };
-    pageIds = sql`select q.id from patients as q where q.id in (${sql.join(ids)})`;
   }
   // "cross join": SQLite must start from the ten ids (it would otherwise walk the whole order index of the
   // outer query to spare sorting ten rows); PostgreSQL plans it as any inner join.

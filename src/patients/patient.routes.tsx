@@ -2,15 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../audit/audit.repository.js';
 import { PatientHistoryCache } from '../audit/audit.history-cache.js';
 import { diffFields } from '../audit/audit.rules.js';
-import { findActiveIngreso, findLatestFechaFin } from '../ingresos/ingreso.repository.js';
-import { mesCapita, MSG as INGRESO_MSG, startsBeforeLastEnd } from '../ingresos/ingreso.rules.js';
+import { findLatestFechaFin } from '../ingresos/ingreso.repository.js';
+import { MSG as INGRESO_MSG, startsBeforeLastEnd } from '../ingresos/ingreso.rules.js';
 import { formatDateEs } from '../shared/dates.js';
 import { today } from '../web/deps.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
 import { parseId, readForm } from '../web/form.js';
-import { FragmentSlot, pageContext, redirectWith, renderFragment, sendPage, type Fragment } from '../web/render.js';
-import type { VNode } from 'preact';
-import type { PatientRow } from './patient.table.js';
+import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { createPatientWithCycle, pickAudited } from './patient.create.js';
 import {
   DocumentoTakenError,
@@ -18,26 +16,22 @@ import {
   findPeopleBornOn,
   isDocumentoKeyTaken,
   type PersonCandidate,
-  searchPatients,
   setActiveIngresoFechaInicio,
   updatePatient,
 } from './patient.repository.js';
-import { documentoKey, edad, imc, patientDerivedColumns, similarPeople } from './patient.rules.js';
+import { documentoKey, patientDerivedColumns, similarPeople } from './patient.rules.js';
 import {
   FORM_MSG,
   PATIENT_FORM_FIELDS,
   parseListQuery,
-  patientFormValues,
   validatePatientForm,
 } from './patient.schema.js';
 import { CreatePatientPage, OTHER_PERSON_FIELD } from './views/create.page.js';
-import { PatientDetailPage, PatientRecord, patientTitle, type PatientDetail } from './views/detail.page.js';
-import { PatientListContent } from './views/list.page.js';
+import { PatientHistory } from '../audit/views/patient-history.js';
+import { patientListPage, patientRecordPage } from './patient.pages.js';
 import { DEFAULT_DEPARTAMENTO } from './divipola.js';
 import { inTransaction } from '../db/transaction.js';
-import { readDataVersion } from '../db/data-version.js';
-import { LIST_CACHE_BYTES, RECORD_CACHE_BYTES, sendCachedPage, type ContentCache } from '../web/cached-page.js';
-import { FragmentCache } from '../web/fragment-cache.js';
+import { sendKeptPage } from '../web/cached-page.js';
 
 const pick = pickAudited;
 
@@ -55,20 +49,9 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
   const { db, clock } = deps;
   const actorOf = (request: FastifyRequest) => (request.user ? { id: request.user.id, username: request.user.username } : null);
 
-  const listCache: ContentCache = new FragmentCache(LIST_CACHE_BYTES);
   app.get('/', async (request, reply) => {
-    const filters = parseListQuery(request.query);
-    const day = today(deps);
-    return sendCachedPage(request, reply, {
-      cache: listCache,
-      version: await readDataVersion(db),
-      key: JSON.stringify([day, filters.query, filters.mesFiltro, filters.page]),
-      title: 'Pacientes',
-      content: async () => {
-        const result = await searchPatients(db, { query: filters.query, mesFiltro: filters.mesFiltro, onlyActive: true, page: filters.page, today: day });
-        return <PatientListContent filters={filters} result={result} />;
-      },
-    });
+    const page = await app.pages.get(patientListPage, { filters: parseListQuery(request.query), today: today(deps) });
+    return sendKeptPage(request, reply, page!);
   });
 
   // ------------------------------------------------------------------------------------------------ create
@@ -123,55 +106,21 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
 
   // ------------------------------------------------------------------------------------------------ detail
 
-  const recordOf = async (patient: PatientRow, day: string) => {
-    const ingreso = (await findActiveIngreso(db, patient.id)) ?? null;
-    const detail: PatientDetail = {
-      patient,
-      edad: edad(patient.fecha_nacimiento, day),
-      imc: imc(patient.peso, patient.altura),
-      ingreso,
-      mesCapita: ingreso ? mesCapita(ingreso.fecha_inicio, day) : null,
-    };
-    return { detail, values: patientFormValues(patient, ingreso?.fecha_inicio ?? null) };
-  };
-
-  /** The record as shown after a GET, per (patient, day, version of patients and Ingresos) (decision 0016). */
-  const recordCache = new FragmentCache<{ fragment: Fragment; title: string }>(RECORD_CACHE_BYTES);
   const histories = new PatientHistoryCache(deps.config.timeZone, HISTORY_CACHE_BYTES);
 
-  /** The patient's page: the record (kept after a GET, or with a posted form's values and errors) and its history. */
+  /**
+   * The patient's page: the record (kept after a GET; with a posted form's values and errors after a failed POST,
+   * through the same render) and its history.
+   */
   const renderDetail = async (
     request: FastifyRequest,
     reply: FastifyReply,
     patientId: number,
     form: { values: FormValues; errors: FieldErrors } | null,
   ) => {
-    const day = today(deps);
-    let title: string;
-    let record: VNode;
-    if (form === null) {
-      const version = await readDataVersion(db);
-      const kept = await recordCache
-        .get(version, `${patientId}|${day}`, async () => {
-          const patient = await findPatientById(db, patientId);
-          if (!patient) throw new PatientGoneError();
-          const { detail, values } = await recordOf(patient, day);
-          return { fragment: renderFragment(<PatientRecord detail={detail} values={values} errors={{}} />), title: patientTitle(patient) };
-        })
-        .catch((err: unknown) => {
-          if (err instanceof PatientGoneError) return null;
-          throw err;
-        });
-      if (!kept) return reply.callNotFound();
-      title = kept.title;
-      record = <FragmentSlot fragment={kept.fragment} />;
-    } else {
-      const patient = await findPatientById(db, patientId);
-      if (!patient) return reply.callNotFound();
-      const { detail } = await recordOf(patient, day);
-      title = patientTitle(patient);
-      record = <PatientRecord detail={detail} values={form.values} errors={form.errors} />;
-    }
+    const input = { patientId, today: today(deps), form };
+    const record = form === null ? await app.pages.get(patientRecordPage, input) : await app.pages.render(patientRecordPage, input);
+    if (!record) return reply.callNotFound();
     // Queued before the history is read, so the page's own history shows this view (decision 0011).
     await app.auditViews.record({
       at: clock.now(),
@@ -183,16 +132,9 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
       requestId: String(request.id),
     });
     const history = await histories.rows(db, patientId, HISTORY_LIMIT, app.auditViews.pendingForPatient(patientId));
-    return sendPage(
-      reply,
-      <PatientDetailPage
-        ctx={pageContext(request, reply)}
-        title={title}
-        record={record}
-        history={history}
-        historyLimit={HISTORY_LIMIT}
-      />,
-    );
+    return sendKeptPage(request, reply, record, {
+      after: <PatientHistory count={history.count} rows={history.rows} limit={HISTORY_LIMIT} />,
+    });
   };
 
   app.get('/:id/', async (request, reply) => {

@@ -51,16 +51,9 @@ export interface PatientActiveCountsTable {
   n: ColumnType<number, never, never>;
 }
 
-/** One row (id 1) whose v grows with every change the patient lists can see; kept by triggers (migration 0020). */
-export interface PatientListVersionTable {
-  id: ColumnType<number, never, never>;
-  v: ColumnType<number, never, never>;
-}
-
 export interface PatientTables {
   patients: PatientsTable;
   patient_active_counts: PatientActiveCountsTable;
-  patient_list_version: PatientListVersionTable;
 }
 
 export type PatientRow = Selectable<PatientsTable>;

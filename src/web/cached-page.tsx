@@ -1,32 +1,36 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { VNode } from 'preact';
-import type { FragmentCache } from './fragment-cache.js';
+import type { ComponentChildren } from 'preact';
 import { Layout } from './layout.js';
-import { FragmentSlot, pageContext, renderFragment, sendPage, type Fragment } from './render.js';
+import type { KeptPage } from './page-cache.js';
+import { FragmentSlot, pageContext, sendPage } from './render.js';
 
-/** Bytes of rendered list contents kept per list route (a page of ten patients is 6 to 30 KB). */
-export const LIST_CACHE_BYTES = 2 * 1024 * 1024;
+/** Bytes of rendered list contents kept per list page (a page of ten patients is 6 to 30 KB). */
+export const LIST_PAGE_BYTES = 2 * 1024 * 1024;
 
-/** Bytes of rendered record pages kept per route (a clinical view is about 20 KB, a patient's record 13 KB). */
-export const RECORD_CACHE_BYTES = 22 * 1024 * 1024;
-
-/** Fragments of whole page contents. */
-export type ContentCache = FragmentCache<{ fragment: Fragment }>;
+/** Bytes of rendered record pages kept per page (a clinical view is about 20 KB, a patient's record 13 KB). */
+export const RECORD_PAGE_BYTES = 22 * 1024 * 1024;
 
 /**
- * Sends a page whose content (everything inside the layout) depends only on the data and on `key`: rendered once
- * per data version and kept in `cache` (decision 0016). `version` must be read before anything the content shows.
+ * Sends a kept page's content inside the layout; `fill` goes in its holes, in order, and `after` below it.
  */
-export async function sendCachedPage(
+export function sendKeptPage(
   request: FastifyRequest,
   reply: FastifyReply,
-  page: { cache: ContentCache; version: string; key: string; title: string; content: () => Promise<VNode> },
-): Promise<FastifyReply> {
-  const { fragment } = await page.cache.get(page.version, page.key, async () => ({ fragment: renderFragment(await page.content()) }));
+  page: KeptPage<unknown>,
+  options: { fill?: ComponentChildren[]; after?: ComponentChildren; status?: number } = {},
+): FastifyReply {
+  const fill = options.fill ?? [];
   return sendPage(
     reply,
     <Layout ctx={pageContext(request, reply)} title={page.title}>
-      <FragmentSlot fragment={fragment} />
+      {page.fragments.map((fragment, i) => (
+        <>
+          <FragmentSlot fragment={fragment} />
+          {i < fill.length ? fill[i] : null}
+        </>
+      ))}
+      {options.after}
     </Layout>,
+    options.status,
   );
 }

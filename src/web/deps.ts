@@ -1,5 +1,6 @@
 import type { ViewAuditQueue } from '../audit/audit.queue.js';
 import type { Config } from '../config.js';
+import type { PageCache } from './page-cache.js';
 import type { Db } from '../db/database.js';
 import type { Engine } from '../db/connection.js';
 import type { Clock } from '../shared/clock.js';
@@ -29,6 +30,8 @@ declare module 'fastify' {
     deps: AppDeps;
     /** Views of patients' records on their way to the audit trail (written in groups). */
     auditViews: ViewAuditQueue;
+    /** The kept pages of this instance (src/web/page-cache.ts). */
+    pages: PageCache;
   }
   interface FastifyRequest {
     /** The logged-in user, or null. */

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { keyOf } from './page-cache.js';
 import { ContentMarker, CsrfMarker, FragmentSlot, renderFrame, type Fragment, type PageContext } from './render.js';
 
 const NAV = [
@@ -31,18 +32,19 @@ export function Messages({ ctx }: { ctx: PageContext }) {
 }
 
 /**
- * The site's layout around a page's content. Without messages it depends only on which menu entry is current, the
- * user and the idle time: its parts around the title and the content are rendered once per combination and kept
- * as fragments (decision 0016); the title is the one part written per page.
+ * The site's layout around a page's content. Without messages it depends only on the shell's props (which menu
+ * entries are current, the user, the idle time): its parts around the title and the content are rendered once
+ * per value of those props, keyed by the very object rendered, and kept as fragments (decision 0016); the title
+ * is the one part written per page.
  */
 export function Layout({ ctx, title, children }: { ctx: PageContext; title: string; children: ComponentChildren }) {
   const fullTitle = `${title} · Somno`;
-  if (ctx.messages.length > 0) return <LayoutMarkup ctx={ctx} title={fullTitle}>{children}</LayoutMarkup>;
-  const user = ctx.user;
-  const key = JSON.stringify([currentEntries(ctx.path), user?.id, user?.username, user?.isAdmin, ctx.idleMinutes]);
+  const props = shellProps(ctx);
+  if (ctx.messages.length > 0) return <LayoutMarkup shell={props} messages={<Messages ctx={ctx} />} title={fullTitle}>{children}</LayoutMarkup>;
+  const key = keyOf(props);
   let shell = shells.get(key);
   if (shell === undefined) {
-    shell = renderFrame(<LayoutMarkup ctx={ctx} title={<ContentMarker />}>{<ContentMarker />}</LayoutMarkup>, 2);
+    shell = renderFrame(<LayoutMarkup shell={props} messages={null} title={<ContentMarker />}>{<ContentMarker />}</LayoutMarkup>, 2);
     if (shells.size >= SHELLS_MAX) shells.clear();
     shells.set(key, shell);
   }
@@ -61,12 +63,22 @@ export function Layout({ ctx, title, children }: { ctx: PageContext; title: stri
 const SHELLS_MAX = 1000;
 const shells = new Map<string, Fragment[]>();
 
-/** Which menu entries a path marks as current: all the layout reads of the path. */
-const currentEntries = (path: string): string =>
-  NAV.map((item) => (isCurrent(path, item.href) ? '1' : '0')).join('') + (path === '/users/' ? '1' : '0');
+/** Everything the layout shows besides the title, the messages and the content: its key too. */
+interface ShellProps {
+  /** for each NAV entry, then the users' entry: whether it is the current one */
+  current: boolean[];
+  user: { username: string; isAdmin: boolean } | null;
+  idleMinutes: number;
+}
 
-function LayoutMarkup({ ctx, title, children }: { ctx: PageContext; title: ComponentChildren; children: ComponentChildren }) {
-  const user = ctx.user;
+const shellProps = (ctx: PageContext): ShellProps => ({
+  current: [...NAV.map((item) => isCurrent(ctx.path, item.href)), ctx.path === '/users/'],
+  user: ctx.user ? { username: ctx.user.username, isAdmin: ctx.user.isAdmin } : null,
+  idleMinutes: ctx.idleMinutes,
+});
+
+function LayoutMarkup({ shell, messages, title, children }: { shell: ShellProps; messages: ComponentChildren; title: ComponentChildren; children: ComponentChildren }) {
+  const user = shell.user;
   return (
     <html lang="es-CO">
       <head>
@@ -76,7 +88,7 @@ function LayoutMarkup({ ctx, title, children }: { ctx: PageContext; title: Compo
         <link rel="stylesheet" href="/static/app.css" />
         <script src="/static/app.js" defer></script>
       </head>
-      <body data-idle-minutes={user ? String(ctx.idleMinutes) : undefined}>
+      <body data-idle-minutes={user ? String(shell.idleMinutes) : undefined}>
         <a class="skip" href="#contenido">
           Saltar al contenido
         </a>
@@ -87,16 +99,16 @@ function LayoutMarkup({ ctx, title, children }: { ctx: PageContext; title: Compo
           {user && (
             <nav aria-label="Principal">
               <ul>
-                {NAV.map((item) => (
+                {NAV.map((item, i) => (
                   <li>
-                    <a href={item.href} aria-current={isCurrent(ctx.path, item.href) ? 'page' : undefined}>
+                    <a href={item.href} aria-current={shell.current[i] ? 'page' : undefined}>
                       {item.label}
                     </a>
                   </li>
                 ))}
                 {user.isAdmin && (
                   <li>
-                    <a href="/users/" aria-current={ctx.path === '/users/' ? 'page' : undefined}>
+                    <a href="/users/" aria-current={shell.current[NAV.length] ? 'page' : undefined}>
                       Usuarios
                     </a>
                   </li>
@@ -122,7 +134,7 @@ function LayoutMarkup({ ctx, title, children }: { ctx: PageContext; title: Compo
           Su sesión se cerrará pronto por inactividad. Recargue la página o continúe trabajando para mantenerla.
         </div>
         <main id="contenido">
-          <Messages ctx={ctx} />
+          {messages}
           {children}
         </main>
       </body>

@@ -210,12 +210,12 @@ describe(`query plans (engine=${ENGINE})`, () => {
     assertUses(await plansOfPage(`/exams/${patientId}/`), ['exam_records_ingreso_idx']);
   });
 
-  test('a kept list page reads the session and the data version only', async () => {
+  test('a kept list page reads the session and the table versions only', async () => {
     await plansOfPage('/patients/?mes_filtro=7');
     const plans = await plansOfPage('/patients/?mes_filtro=7', { kept: true });
     assert.deepEqual(
       plans.map((p) => /from "(\w+)"/.exec(p.sql)?.[1]),
-      ['sessions', 'dashboard_version'],
+      ['sessions', 'table_versions'],
     );
   });
 });
@@ -226,7 +226,7 @@ describe(`query plans of the dashboard and the capitation report (engine=${ENGIN
   test('/dashboard/: every figure from an index, no large table scanned', async () => {
     await createPatient(db, { nombre: 'Nadia', apellido: 'Núñez' }, { fechaInicio: '2024-01-15' });
     const plans = await plansOfPage('/dashboard/');
-    assert.ok(plans.some((p) => /from "dashboard_version"/.test(p.sql)), 'the data version is read');
+    assert.ok(plans.some((p) => /from "table_versions"/.test(p.sql)), 'the data version is read');
     assert.ok(plans.some((p) => /ultimo_monitoreo/.test(p.sql)), 'the figures were computed, not served from the cache');
     assertUses(plans, [
       // the grouped pass over the open Ingresos
@@ -238,12 +238,12 @@ describe(`query plans of the dashboard and the capitation report (engine=${ENGIN
     ]);
   });
 
-  test('/dashboard/ served from the cache reads the session and the data version only', async () => {
+  test('/dashboard/ served from the cache reads the session and the table versions only', async () => {
     await plansOfPage('/dashboard/');
     const plans = await plansOfPage('/dashboard/', { kept: true });
     assert.deepEqual(
       plans.map((p) => /from "(\w+)"/.exec(p.sql)?.[1]),
-      ['sessions', 'dashboard_version'],
+      ['sessions', 'table_versions'],
     );
   });
 

@@ -2,8 +2,6 @@ import type { CapitaByEntidad, GroupCount, LimitIngreso, StatusCounts } from '..
 import { ENTIDADES_SALUD, PROGRAMAS, labelOf } from '../../patients/patient.rules.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { formatCop } from '../../shared/decimal.js';
-import { Layout } from '../../web/layout.js';
-import { FragmentSlot, renderFragment, type Fragment, type PageContext } from '../../web/render.js';
 import { MesCapitaChart } from './chart.js';
 
 const MESES = ['enero', 'febrero', 'marzo', 'abril', 'mayo', 'junio', 'julio', 'agosto', 'septiembre', 'octubre', 'noviembre', 'diciembre'];
@@ -47,17 +45,6 @@ export interface CapitaForm {
  * The page without its layout and report form, rendered (and escaped) by preact and encoded. It depends on the
  * figures alone, so it is rendered once per set of figures and kept with them (decisions 0012 and 0016).
  */
-export interface DashboardHtml {
-  /** the month, every figure, the tables, the chart and the capitation table */
-  summary: Fragment;
-  /** Ingresos at month 18 and patients without recent monitoring */
-  lists: Fragment;
-}
-
-export function renderDashboardHtml(data: DashboardData): DashboardHtml {
-  return { summary: renderFragment(<DashboardSummary data={data} />), lists: renderFragment(<DashboardLists data={data} />) };
-}
-
 function Figure({ name, label, value }: { name: string; label: string; value: number }) {
   return (
     <div class="figure" data-figure={name}>
@@ -103,7 +90,7 @@ function CountTable({ caption, name, rows, labels }: { caption: string; name: st
   );
 }
 
-function DashboardSummary({ data }: { data: DashboardData }) {
+export function DashboardSummary({ data }: { data: DashboardData }) {
   const capitaTotal = data.capita.reduce((a, r) => a + r.total, 0);
   const capitaPacientes = data.capita.reduce((a, r) => a + r.pacientes, 0);
   const monthName = monthNameEs(data.mes);
@@ -168,7 +155,7 @@ function DashboardSummary({ data }: { data: DashboardData }) {
   );
 }
 
-function CapitaReportForm({ form, mes }: { form: CapitaForm; mes: string }) {
+export function CapitaReportForm({ form, mes }: { form: CapitaForm; mes: string }) {
   return (
     <section class="card" id="capita-reporte">
       <h2>Descargar el reporte de cápita (CSV)</h2>
@@ -213,7 +200,7 @@ function CapitaReportForm({ form, mes }: { form: CapitaForm; mes: string }) {
   );
 }
 
-function DashboardLists({ data }: { data: DashboardData }) {
+export function DashboardLists({ data }: { data: DashboardData }) {
   return (
     <>
       <section class="card" id="limite">
@@ -292,19 +279,5 @@ function DashboardLists({ data }: { data: DashboardData }) {
           )}
       </section>
     </>
-  );
-}
-
-export function DashboardPage({ ctx, html, mes, capitaForm }: { ctx: PageContext; html: DashboardHtml; mes: string; capitaForm: CapitaForm }) {
-  return (
-    <Layout ctx={ctx} title="Dashboard">
-      <div class="dashboard-part">
-        <FragmentSlot fragment={html.summary} />
-      </div>
-      <CapitaReportForm form={capitaForm} mes={mes} />
-      <div class="dashboard-part">
-        <FragmentSlot fragment={html.lists} />
-      </div>
-    </Layout>
   );
 }

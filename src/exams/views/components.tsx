@@ -4,7 +4,6 @@ import { edad, ENTIDADES_SALUD, imc, labelOf, PROGRAMAS, TIPOS_DOCUMENTO } from 
 import type { PatientRow } from '../../patients/patient.table.js';
 import { formatDateEs, formatDateTimeEs } from '../../shared/dates.js';
 import { CsrfField } from '../../web/layout.js';
-import type { PageContext } from '../../web/render.js';
 import type { CycleSummary, ExamRecordView } from '../exam.repository.js';
 import {
   ahiSeverity,

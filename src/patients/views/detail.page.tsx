@@ -1,12 +1,8 @@
-import type { ComponentChildren } from 'preact';
 import type { IngresoRow } from '../../ingresos/ingreso.table.js';
-import type { HistoryRows } from '../../audit/audit.history-cache.js';
-import { PatientHistory } from '../../audit/views/patient-history.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { formatCop, formatHundredths } from '../../shared/decimal.js';
 import { FormError, type FieldErrors, type FormValues } from '../../web/fields.js';
-import { CsrfField, Layout } from '../../web/layout.js';
-import type { PageContext } from '../../web/render.js';
+import { CsrfField } from '../../web/layout.js';
 import {
   DIAGNOSTICOS,
   ENTIDADES_SALUD,
@@ -32,28 +28,6 @@ export interface PatientDetail {
 const dec = (n: number | null, unit: string) => (n === null ? '—' : `${formatHundredths(n)} ${unit}`);
 
 export const patientTitle = (p: PatientRow) => `${p.nombre} ${p.apellido}`;
-
-/** GET /patients/<id>/: the patient's record (kept as a fragment after a GET), then the history of the record. */
-export function PatientDetailPage({
-  ctx,
-  title,
-  record,
-  history,
-  historyLimit,
-}: {
-  ctx: PageContext;
-  title: string;
-  record: ComponentChildren;
-  history: HistoryRows;
-  historyLimit: number;
-}) {
-  return (
-    <Layout ctx={ctx} title={title}>
-      {record}
-      <PatientHistory count={history.count} rows={history.rows} limit={historyLimit} />
-    </Layout>
-  );
-}
 
 /**
  * The record: the patient's data, the current Ingreso and the edit form. Without a posted form it depends on the

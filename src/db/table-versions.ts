@@ -1,0 +1,109 @@
+import { sql, type Kysely } from 'kysely';
+import { isPostgres, type Executor } from './database.js';
+import { precompiled } from './prepared.js';
+
+/**
+ * The tables whose every change bumps a version the kept pages are keyed by (decision 0023). This list is the
+ * only place that says so: `syncTableVersionTriggers` (run after the migrations) installs one trigger per table
+ * and engine from it, and a kept page may only read tables named here (src/web/page-cache.ts checks each query
+ * of a render). A table the kept pages never show (sessions, login failures, the audit trail) is not listed.
+ */
+export const VERSIONED_TABLES = ['patients', 'ingresos', 'ingreso_historial', 'exam_records', 'users'] as const;
+export type VersionedTable = (typeof VERSIONED_TABLES)[number];
+
+/**
+ * Tables the database keeps from a versioned table by its own triggers, in the same statement as the change:
+ * whenever one of them changes, its source's version changes too, so a page that declares the source may read
+ * them.
+ */
+export const DERIVED_TABLES: Readonly<Record<string, VersionedTable>> = {
+  patient_active_counts: 'patients',
+  patients_fts: 'patients',
+};
+
+/**
+ * PostgreSQL: writers of one table bump one of 16 rows (the backend's slot), so concurrent writers rarely wait
+ * on each other; the version is the sum of the slots. SQLite has one writer at a time: one row per table.
+ */
+export const PG_SLOTS = 16;
+
+/** Every table's version as text, read in one statement (at most 16 rows a table). */
+export type TableVersions = ReadonlyMap<string, string>;
+
+const selectVersions = precompiled((db: Executor) =>
+  db
+    .selectFrom('table_versions')
+    .select(['table_name', sql<number | string>`sum(n)`.as('n')])
+    .groupBy('table_name'),
+);
+
+export async function readTableVersions(db: Executor): Promise<TableVersions> {
+  const rows = await selectVersions(db);
+  return new Map(rows.map((r) => [r.table_name, String(r.n)]));
+}
+
+/** The part of `versions` that covers `tables`, as one key ('12.4.0'). */
+export function versionOf(versions: TableVersions, tables: readonly VersionedTable[]): string {
+  let key = '';
+  for (const t of tables) key += `${versions.get(t) ?? '0'}.`;
+  return key;
+}
+
+const triggerName = (table: string) => `${table}_table_version`;
+
+/**
+ * Installs, for every table of VERSIONED_TABLES, its version rows and the trigger that bumps them in the same
+ * transaction as the change; drops those of tables no longer listed. Idempotent: runs after every migration.
+ * On PostgreSQL a statement bumps its table's row of the backend's slot once (statement-level trigger), after
+ * taking the slot's transaction lock, so two transactions that bump several tables always take the rows of one
+ * slot in the same order: they queue, never deadlock.
+ */
+export async function syncTableVersionTriggers(db: Kysely<any>): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    // Instances starting together against one PostgreSQL database install the triggers one after another.
+    if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(1936613741, -1)`.execute(trx);
+    await installTriggers(trx);
+  });
+}
+
+async function installTriggers(db: Kysely<any>): Promise<void> {
+  const pg = isPostgres(db);
+  const slots = pg ? PG_SLOTS : 1;
+  for (const table of VERSIONED_TABLES) {
+    for (let slot = 0; slot < slots; slot++) {
+      await sql`insert into table_versions (table_name, slot, n) values (${table}, ${slot}, 0) on conflict do nothing`.execute(db);
+    }
+    if (pg) {
+      await sql
+        .raw(`create or replace trigger ${triggerName(table)} after insert or update or delete on ${table}
+          for each statement execute function table_version_bump('${table}')`)
+        .execute(db);
+    } else {
+      for (const op of ['insert', 'update', 'delete']) {
+        await sql
+          .raw(`create trigger if not exists ${triggerName(table)}_${op} after ${op} on ${table}
+            begin update table_versions set n = n + 1 where table_name = '${table}'; end`)
+          .execute(db);
+      }
+    }
+  }
+  const listed = new Set<string>(VERSIONED_TABLES);
+  const stale = (await installedTriggers(db)).filter((t) => !listed.has(t.table));
+  for (const t of stale) {
+    await sql.raw(pg ? `drop trigger if exists ${t.name} on ${t.table}` : `drop trigger if exists ${t.name}`).execute(db);
+  }
+  if (stale.length > 0) {
+    await db.deleteFrom('table_versions').where('table_name', 'not in', [...VERSIONED_TABLES]).execute();
+  }
+}
+
+/** The version triggers the database holds, with their tables. */
+export async function installedTriggers(db: Kysely<any>): Promise<{ name: string; table: string }[]> {
+  const rows = isPostgres(db)
+    ? await sql<{ name: string; table: string }>`select t.tgname as name, c.relname as table from pg_trigger t
+        join pg_class c on c.oid = t.tgrelid where not t.tgisinternal and t.tgname like '%\\_table\\_version'
+        and c.relnamespace = current_schema()::regnamespace`.execute(db)
+    : await sql<{ name: string; table: string }>`select name, tbl_name as "table" from sqlite_master
+        where type = 'trigger' and name like '%\\_table\\_version\\_%' escape '\\'`.execute(db);
+  return rows.rows;
+}

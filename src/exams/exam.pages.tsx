@@ -1,0 +1,51 @@
+// The exam pages kept by src/web/page-cache.ts.
+
+import { findActiveIngreso } from '../ingresos/ingreso.repository.js';
+import { findPatientById, searchPatients } from '../patients/patient.repository.js';
+import { LIST_PAGE_BYTES, RECORD_PAGE_BYTES } from '../web/cached-page.js';
+import { declarePage } from '../web/page-cache.js';
+import { listCycleRecords, listCycleSeries, listPatientCycles } from './exam.repository.js';
+import { ClinicalContent, clinicalTitle } from './views/clinical.page.js';
+import type { PostedForm } from './views/forms.js';
+import { ExamListContent } from './views/list.page.js';
+
+/** GET /exams/: the active patients (searched), each with a link to its clinical view. */
+export const examListPage = declarePage<{ query: string; page: number; today: string }>({
+  name: 'exams.list',
+  tables: ['patients', 'ingresos'],
+  maxBytes: LIST_PAGE_BYTES,
+  async render(db, { query, page, today }) {
+    const result = await searchPatients(db, { query, onlyActive: true, page, today });
+    return { node: <ExamListContent query={query} result={result} />, title: 'Exámenes', meta: null };
+  },
+});
+
+/**
+ * The clinical view of a patient: the ACTIVO cycle's records, trends and forms, and the cycles. Kept after a GET;
+ * with a posted form's values and errors after a failed POST (the same render, not kept). `meta` is what the
+ * view's audit entry records.
+ */
+export const clinicalPage = declarePage<
+  { patientId: number; today: string; timeZone: string; posted: PostedForm | null },
+  { ingresoId: number | null; registros: number }
+>({
+  name: 'exams.clinical',
+  tables: ['patients', 'ingresos', 'exam_records', 'users'],
+  maxBytes: RECORD_PAGE_BYTES,
+  async render(db, { patientId, today, timeZone, posted }) {
+    const patient = await findPatientById(db, patientId);
+    if (!patient) return null;
+    const active = (await findActiveIngreso(db, patient.id)) ?? null;
+    const [records, series, cycles] = await Promise.all([
+      active ? listCycleRecords(db, active.id, { includeVoided: false }) : [],
+      active ? listCycleSeries(db, active.id) : [],
+      listPatientCycles(db, patient.id),
+    ]);
+    const data = { patient, today, timeZone, active, records, series, cycles, ...(posted ? { posted } : {}) };
+    return {
+      node: <ClinicalContent data={data} />,
+      title: clinicalTitle(patient),
+      meta: { ingresoId: active?.id ?? null, registros: records.length },
+    };
+  },
+});

@@ -1,0 +1,47 @@
+// The patient pages kept by src/web/page-cache.ts: each declared once, with the tables it reads.
+
+import { findActiveIngreso } from '../ingresos/ingreso.repository.js';
+import { mesCapita } from '../ingresos/ingreso.rules.js';
+import type { FieldErrors, FormValues } from '../web/fields.js';
+import { declarePage } from '../web/page-cache.js';
+import { LIST_PAGE_BYTES, RECORD_PAGE_BYTES } from '../web/cached-page.js';
+import { findPatientById, searchPatients } from './patient.repository.js';
+import { edad, imc } from './patient.rules.js';
+import { patientFormValues, type ListQuery } from './patient.schema.js';
+import { PatientRecord, patientTitle } from './views/detail.page.js';
+import { PatientListContent } from './views/list.page.js';
+
+/** GET /patients/: the active patients, searched, filtered by month, one page. */
+export const patientListPage = declarePage<{ filters: ListQuery; today: string }>({
+  name: 'patients.list',
+  tables: ['patients', 'ingresos'],
+  maxBytes: LIST_PAGE_BYTES,
+  async render(db, { filters, today }) {
+    const result = await searchPatients(db, { query: filters.query, mesFiltro: filters.mesFiltro, onlyActive: true, page: filters.page, today });
+    return { node: <PatientListContent filters={filters} result={result} />, title: 'Pacientes', meta: null };
+  },
+});
+
+/**
+ * The patient's record: data, current Ingreso and the edit form, with the stored values (kept after a GET) or
+ * with a posted form's values and errors (rendered for that answer only).
+ */
+export const patientRecordPage = declarePage<{ patientId: number; today: string; form: { values: FormValues; errors: FieldErrors } | null }>({
+  name: 'patients.record',
+  tables: ['patients', 'ingresos'],
+  maxBytes: RECORD_PAGE_BYTES,
+  async render(db, { patientId, today, form }) {
+    const patient = await findPatientById(db, patientId);
+    if (!patient) return null;
+    const ingreso = (await findActiveIngreso(db, patient.id)) ?? null;
+    const detail = {
+      patient,
+      edad: edad(patient.fecha_nacimiento, today),
+      imc: imc(patient.peso, patient.altura),
+      ingreso,
+      mesCapita: ingreso ? mesCapita(ingreso.fecha_inicio, today) : null,
+    };
+    const values = form?.values ?? patientFormValues(patient, ingreso?.fecha_inicio ?? null);
+    return { node: <PatientRecord detail={detail} values={values} errors={form?.errors ?? {}} />, title: patientTitle(patient), meta: null };
+  },
+});

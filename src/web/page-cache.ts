@@ -1,0 +1,165 @@
+import type { KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type { VNode } from 'preact';
+import type { Db, Executor } from '../db/database.js';
+import { DERIVED_TABLES, readTableVersions, versionOf, VERSIONED_TABLES, type VersionedTable } from '../db/table-versions.js';
+import { FragmentCache } from './fragment-cache.js';
+import { renderFrame, type Fragment } from './render.js';
+
+/**
+ * Kept pages (decision 0023). A page whose content depends only on the database and on its parsed input is
+ * declared once, with the tables it reads; its content is rendered once per (input, versions of those tables)
+ * and kept as bytes. Its key is the whole input (every field the render receives), and its version covers every
+ * table it declares, so nothing can be left out of either by hand. Each query a render runs is checked: one that
+ * names a table the page did not declare fails (and a test with it) instead of serving a stale page.
+ */
+export interface PageDeclaration<Input, Meta> {
+  /** For errors and tests. */
+  readonly name: string;
+  /** Every table the render reads (each in VERSIONED_TABLES). */
+  readonly tables: readonly VersionedTable[];
+  /** Bytes of rendered content kept for this page (least recently used dropped first). */
+  readonly maxBytes: number;
+  /**
+   * Renders the content from the database and the input, or null when what the input names does not exist
+   * (the route then answers 404). `db` is the only way to the data: it checks the tables each query reads.
+   * The node may hold `holes` ContentMarkers where each request puts something of its own.
+   */
+  render(db: Executor, input: Input): Promise<RenderedPage<Meta> | null>;
+  readonly holes?: number;
+}
+
+export interface RenderedPage<Meta> {
+  node: VNode;
+  title: string;
+  /** What the route needs besides the HTML (for the audit entry of a view, for instance). */
+  meta: Meta;
+}
+
+export interface KeptPage<Meta> {
+  /** The content, cut at its holes: holes + 1 fragments. */
+  fragments: Fragment[];
+  title: string;
+  meta: Meta;
+}
+
+export function declarePage<Input, Meta = null>(declaration: PageDeclaration<Input, Meta>): PageDeclaration<Input, Meta> {
+  for (const t of declaration.tables) {
+    if (!(VERSIONED_TABLES as readonly string[]).includes(t)) throw new Error(`page ${declaration.name}: ${t} has no version`);
+  }
+  return declaration;
+}
+
+/** A query of a kept page's render named a table the page did not declare. */
+export class UndeclaredTableError extends Error {
+  override name = 'UndeclaredTableError';
+}
+
+/** The pages of one application instance, kept against the database's table versions (or never, when disabled). */
+export class PageCache {
+  private readonly caches = new Map<PageDeclaration<any, any>, { cache: FragmentCache<{ fragment: Fragment; kept: KeptPage<any> | null }>; db: Db }>();
+
+  /** `enabled: false` renders every page anew (the differential tests compare both). */
+  constructor(
+    private readonly db: Db,
+    readonly enabled = true,
+  ) {}
+
+  /** The page for this input: kept, or rendered now (and kept); null when the render says it does not exist. */
+  async get<Input, Meta>(page: PageDeclaration<Input, Meta>, input: Input): Promise<KeptPage<Meta> | null> {
+    if (!this.enabled) return this.render(page, input);
+    const slot = this.slotOf(page);
+    // The versions are read before anything the page shows: nothing kept is older than the version it is kept under.
+    const version = versionOf(await readTableVersions(this.db), page.tables);
+    const kept = await slot.cache.get(version, keyOf(input), async () => {
+      const rendered = await this.render(page, input);
+      return { fragment: { parts: [], size: rendered?.fragments.reduce((n, f) => n + f.size, 0) ?? 0 }, kept: rendered };
+    });
+    return kept.kept;
+  }
+
+  /** The page rendered now and not kept (a form posted with errors): the same render as the kept one. */
+  async render<Input, Meta>(page: PageDeclaration<Input, Meta>, input: Input): Promise<KeptPage<Meta> | null> {
+    const rendered = await page.render(this.slotOf(page).db, input);
+    if (rendered === null) return null;
+    return { fragments: renderFrame(rendered.node, page.holes ?? 0), title: rendered.title, meta: rendered.meta };
+  }
+
+  private slotOf(page: PageDeclaration<any, any>) {
+    let slot = this.caches.get(page);
+    if (slot === undefined) {
+      slot = { cache: new FragmentCache(page.maxBytes), db: this.db.withPlugin(new DeclaredTablesOnly(page)) };
+      this.caches.set(page, slot);
+    }
+    return slot;
+  }
+}
+
+/** The whole input, with object keys sorted: two inputs that hold the same values have one key. */
+export function keyOf(input: unknown): string {
+  return JSON.stringify(input, (_, value: unknown) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Which tables a query reads: every table node of Kysely's tree, and every known table named in raw SQL.
+
+/** Every table of the schema a raw SQL fragment may name (a test compares this list with the database). */
+export const KNOWN_TABLES: readonly string[] = [
+  ...VERSIONED_TABLES,
+  ...Object.keys(DERIVED_TABLES),
+  'sessions',
+  'login_failures',
+  'audit_log',
+  'table_versions',
+  // Uploaded spreadsheets between preview and confirm (decision 0042); no kept page shows them.
+  'patient_import_uploads',
+];
+
+const KNOWN = new Set(KNOWN_TABLES);
+const RAW_TABLE = new RegExp(`\\b(${KNOWN_TABLES.join('|')})\\b`, 'g');
+
+/** The schema's tables a query's tree names (its own tables, joins, subqueries, and inside raw SQL). */
+export function tablesOf(node: OperationNode): Set<string> {
+  const found = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (value === null || typeof value !== 'object') return;
+    if (Array.isArray(value)) {
+      for (const v of value) visit(v);
+      return;
+    }
+    const n = value as { kind?: string; table?: { identifier?: { name?: string } }; sqlFragments?: readonly string[] };
+    // A table node also stands for an alias in a column reference (p.id): only the schema's tables count.
+    if (n.kind === 'TableNode' && n.table?.identifier?.name && KNOWN.has(n.table.identifier.name)) found.add(n.table.identifier.name);
+    if (n.kind === 'RawNode' && n.sqlFragments) {
+      for (const fragment of n.sqlFragments) for (const m of fragment.matchAll(RAW_TABLE)) found.add(m[1]!);
+    }
+    for (const v of Object.values(value)) visit(v);
+  };
+  visit(node);
+  return found;
+}
+
+/** Refuses, before it runs, a query of a page's render that reads a table the page did not declare. */
+class DeclaredTablesOnly implements KyselyPlugin {
+  private readonly allowed: Set<string>;
+
+  constructor(private readonly page: PageDeclaration<any, any>) {
+    this.allowed = new Set([...page.tables, ...Object.keys(DERIVED_TABLES).filter((t) => page.tables.includes(DERIVED_TABLES[t]!))]);
+  }
+
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    for (const table of tablesOf(args.node)) {
+      if (!this.allowed.has(table)) {
+        throw new UndeclaredTableError(`page ${this.page.name} reads ${table}, which it does not declare (tables: ${[...this.allowed].join(', ')})`);
+      }
+    }
+    return args.node;
+  }
+
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return args.result;
+  }
+}
