@@ -137,7 +137,7 @@ function Preview({ preview }: { preview: ImportPreview }) {
         <input type="hidden" name="upload_id" value={String(preview.uploadId)} />
         <input type="hidden" name="digest" value={preview.digest} />
         {c.revisar > 0 && (
-          <p class="field">
+          <p class="field check">
             <label>
               <input type="checkbox" name="incluir_posibles_duplicados" value="1" /> Revisé los {fmt(c.revisar)} posibles duplicados: son otras personas,
               impórtelos también

@@ -33,7 +33,7 @@ function SimilarPeopleWarning({ similar }: { similar: readonly SimilarPerson[] }
           </li>
         ))}
       </ul>
-      <p class="field">
+      <p class="field check">
         <label>
           <input type="checkbox" name={OTHER_PERSON_FIELD} value="1" /> Confirmo que es otra persona y quiero registrarla
         </label>
