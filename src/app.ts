@@ -30,7 +30,7 @@ import { PageCache } from './web/page-cache.js';
 import { guardPlugin } from './web/guard.js';
 import { messagesPlugin } from './web/messages.js';
 import { securityPlugin } from './web/security.js';
-import { sessionPlugin } from './web/session.js';
+import { sessionPlugin } from './users/session.plugin.js';
 
 const publicDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'public');
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -1,8 +1,7 @@
 // The query string of /users/audit/ (and its CSV export): filters read leniently. A bad value is reported in
 // Spanish and ignored, so the page always renders.
 
-import { startOfDayUtc } from '../dashboard/dashboard.rules.js';
-import { addDays, parseIsoDate } from '../shared/dates.js';
+import { addDays, parseIsoDate, startOfDayUtc } from '../shared/dates.js';
 import { parseId, queryValue } from '../web/form.js';
 import type { AuditFilters } from './audit.repository.js';
 

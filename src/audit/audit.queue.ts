@@ -3,7 +3,9 @@
 // here: they are written by recordAudit inside their own transaction.
 
 import type { Db } from '../db/database.js';
-import type { AuditEntry, AuditListRow } from './audit.repository.js';
+import type { AuditListRow } from './audit.repository.js';
+import { auditRowOf, type AuditEntry } from './audit.rules.js';
+import type { NewAuditRow } from './audit.table.js';
 import type { ViewWriter } from './audit.writer.js';
 
 /** Rows a single INSERT carries (9 parameters a row: far below both engines' limits). */
@@ -20,29 +22,7 @@ export interface ViewAuditQueue {
   close(): Promise<void>;
 }
 
-type Row = {
-  at: string;
-  user_id: number | null;
-  username: string | null;
-  action: string;
-  entity_type: string | null;
-  entity_id: number | null;
-  patient_id: number | null;
-  changes: string | null;
-  request_id: string | null;
-};
-
-const rowOf = (entry: AuditEntry): Row => ({
-  at: entry.at.toISOString(),
-  user_id: entry.actor?.id ?? null,
-  username: entry.actor?.username ?? null,
-  action: entry.action,
-  entity_type: entry.entityType ?? null,
-  entity_id: entry.entityId ?? null,
-  patient_id: entry.patientId ?? null,
-  changes: entry.changes ? JSON.stringify(entry.changes) : null,
-  request_id: entry.requestId ?? null,
-});
+type Row = NewAuditRow;
 
 /**
  * `flushMs` 0: every view is written at once, in its own transaction (the tests' default). Otherwise views wait
@@ -103,10 +83,10 @@ export function createViewAuditQueue(
   return {
     async record(entry) {
       if (options.flushMs <= 0 || closed) {
-        await write([rowOf(entry)]);
+        await write([auditRowOf(entry)]);
         return;
       }
-      queued.push(rowOf(entry));
+      queued.push(auditRowOf(entry));
       timer ??= setTimeout(() => {
         timer = null;
         void flush().then(() => {
@@ -130,4 +110,11 @@ export function createViewAuditQueue(
       await writer?.close();
     },
   };
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Views of patients' records on their way to the audit trail (written in groups). */
+    auditViews: ViewAuditQueue;
+  }
 }

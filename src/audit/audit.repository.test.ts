@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, createUser, type TestDatabase } from '../../test/helpers.js';
-import { InactiveActorError, recordAudit } from './audit.repository.js';
+import { DomainError } from '../shared/domain-error.js';
+import { recordAudit } from './audit.repository.js';
 
 describe('recordAudit and the acting user', () => {
   let database: TestDatabase;
@@ -31,7 +32,7 @@ describe('recordAudit and the acting user', () => {
         await trx.updateTable('users').set({ last_login_at: '2026-01-01T00:00:00.000Z' }).where('id', '=', user.id).execute();
         await recordAudit(trx, { at: new Date(), actor: user, action: 'patient.create' });
       }),
-      InactiveActorError,
+      (err: unknown) => err instanceof DomainError && err.kind === 'actor_inactive',
     );
     assert.equal(await countEntries(user.id), 0);
     const row = await db.selectFrom('users').select('last_login_at').where('id', '=', user.id).executeTakeFirstOrThrow();

@@ -1,25 +1,10 @@
 import { isPostgres, type Executor } from '../db/database.js';
 import { precompiled } from '../db/prepared.js';
+import { actorInactive } from '../shared/domain-error.js';
+import { auditRowOf, type AuditEntry } from './audit.rules.js';
 
-export interface AuditEntry {
-  at: Date;
-  actor: { id: number; username: string } | null;
-  action: string;
-  entityType?: string | null;
-  entityId?: number | null;
-  patientId?: number | null;
-  /** Field changes ({ field: [before, after] }) or details of a view or export. */
-  changes?: Record<string, unknown> | null;
-  requestId?: string | null;
-}
+export type { AuditEntry };
 
-/** The acting user was deactivated while the request was under way: nothing it did may be kept. */
-export class InactiveActorError extends Error {
-  constructor() {
-    super('the acting user is no longer active');
-    this.name = 'InactiveActorError';
-  }
-}
 
 // What a deactivated user may still leave in the trail: the failed attempt and the end of the session.
 const RECORDED_FOR_INACTIVE_USERS = new Set(['login_failed', 'logout']);
@@ -27,7 +12,7 @@ const RECORDED_FOR_INACTIVE_USERS = new Set(['login_failed', 'logout']);
 /**
  * Appends one entry to the audit trail; call it inside the transaction of the change it records.
  * The actor must still be active when the transaction commits: on PostgreSQL the user's row is share-locked,
- * so a deactivation either waits for this transaction or this one sees it and throws InactiveActorError
+ * so a deactivation either waits for this transaction or this one sees it and throws actorInactive()
  * (rolling the change back); SQLite runs one transaction at a time, so the read alone settles it.
  */
 export async function recordAudit(db: Executor, entry: AuditEntry): Promise<void> {
@@ -38,22 +23,9 @@ export async function recordAudit(db: Executor, entry: AuditEntry): Promise<void
       .where('id', '=', entry.actor.id)
       .$if(isPostgres(db), (q) => q.forShare())
       .executeTakeFirst();
-    if (actor?.is_active !== 1) throw new InactiveActorError();
+    if (actor?.is_active !== 1) throw actorInactive();
   }
-  await db
-    .insertInto('audit_log')
-    .values({
-      at: entry.at.toISOString(),
-      user_id: entry.actor?.id ?? null,
-      username: entry.actor?.username ?? null,
-      action: entry.action,
-      entity_type: entry.entityType ?? null,
-      entity_id: entry.entityId ?? null,
-      patient_id: entry.patientId ?? null,
-      changes: entry.changes ? JSON.stringify(entry.changes) : null,
-      request_id: entry.requestId ?? null,
-    })
-    .execute();
+  await db.insertInto('audit_log').values(auditRowOf(entry)).execute();
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -139,4 +111,9 @@ export async function listAuditEntriesByIds(db: Executor, ids: readonly number[]
   if (ids.length === 0) return [];
   if (ids.length === 1) return selectAuditEntryById(db, ids[0]!);
   return db.selectFrom('audit_log').select(AUDIT_COLUMNS).where('id', 'in', ids).execute();
+}
+
+/** The users the trail's filter offers (every account, active or not: its entries stay), by name. */
+export async function listActors(db: Executor): Promise<{ id: number; username: string }[]> {
+  return db.selectFrom('users').select(['id', 'username']).orderBy('username_key').orderBy('id').execute();
 }

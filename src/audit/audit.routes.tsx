@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { requireAdmin } from '../users/admin.guard.js';
-import { listUsers } from '../users/user-admin.repository.js';
+import { requireAdmin } from '../web/guard.js';
 import { pageContext, sendPage } from '../web/render.js';
 import { parseAuditQuery } from './audit.filters.js';
-import { findAuditCursor, listAuditEntries } from './audit.repository.js';
+import { findAuditCursor, listAuditEntries, listActors } from './audit.repository.js';
 import { AuditPage } from './views/audit.page.js';
 
 export const AUDIT_PAGE_SIZE = 50;
@@ -16,7 +15,7 @@ export async function auditRoutes(app: FastifyInstance): Promise<void> {
   app.get('/', async (request, reply) => {
     const parsed = parseAuditQuery(request.query, config.timeZone);
     const cursor = parsed.antes === null ? null : await findAuditCursor(db, parsed.antes);
-    const [rows, users] = await Promise.all([listAuditEntries(db, parsed.filters, cursor, AUDIT_PAGE_SIZE + 1), listUsers(db)]);
+    const [rows, users] = await Promise.all([listAuditEntries(db, parsed.filters, cursor, AUDIT_PAGE_SIZE + 1), listActors(db)]);
     const entries = rows.slice(0, AUDIT_PAGE_SIZE);
     const ctx = pageContext(request, reply);
     ctx.messages.push(...parsed.errors.map((text) => ({ level: 'warning' as const, text })));

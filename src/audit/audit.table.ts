@@ -18,3 +18,14 @@ export interface AuditTables {
 }
 
 export type AuditRow = Selectable<AuditLogTable>;
+
+/** An entry on its way to audit_log (the id comes from the database): the one row shape every writer uses. */
+export type NewAuditRow = Omit<AuditLogTable, 'id'>;
+
+/** The columns of NewAuditRow, in the order the view writer's statement binds them. */
+export const AUDIT_ROW_COLUMNS = ['at', 'user_id', 'username', 'action', 'entity_type', 'entity_id', 'patient_id', 'changes', 'request_id'] as const;
+
+// Every column of NewAuditRow is listed, and nothing else: a column added to the table without the list fails to compile.
+type Listed = (typeof AUDIT_ROW_COLUMNS)[number];
+const _everyColumnListed: [Exclude<keyof NewAuditRow, Listed>, Exclude<Listed, keyof NewAuditRow>] extends [never, never] ? true : never = true;
+void _everyColumnListed;

@@ -11,18 +11,14 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import type { AuditLogTable } from './audit.table.js';
-
-/** A row of audit_log as the queue holds it. */
-export type ViewRow = Omit<AuditLogTable, 'id'>;
+import { applySqlitePragmas } from '../db/sqlite-pragmas.js';
+import { AUDIT_ROW_COLUMNS as COLUMNS, type NewAuditRow as ViewRow } from './audit.table.js';
 
 interface Request {
   id: number;
   rows: ViewRow[];
 }
 type Reply = { id: number; ok: true } | { id: number; ok: false; error: string };
-
-const COLUMNS = ['at', 'user_id', 'username', 'action', 'entity_type', 'entity_id', 'patient_id', 'changes', 'request_id'] as const;
 
 export interface ViewWriter {
   /** Writes the rows in one transaction; resolves once committed, rejects (nothing written) on any failure. */
@@ -88,13 +84,9 @@ export function startViewWriter(file: string): ViewWriter {
 if (!isMainThread && parentPort && (workerData as { file?: unknown } | null)?.file) {
   const port = parentPort;
   const db = new SQLite((workerData as { file: string }).file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  db.pragma('synchronous = FULL');
-  // It only appends: 2 MB of page cache (better-sqlite3's default is 16 MB, which it filled as the file grew,
-  // with pages it never reads again; decision 0022).
-  db.pragma('cache_size = -2000');
+  // The server connection's pragmas; it only appends: 2 MB of page cache (better-sqlite3's default is 16 MB,
+  // which it filled as the file grew, with pages it never reads again; decision 0022).
+  applySqlitePragmas(db, { cacheKb: 2000 });
   const insert = db.prepare(`insert into audit_log (${COLUMNS.join(', ')}) values (${COLUMNS.map(() => '?').join(', ')})`);
   const writeAll = db.transaction((rows: ViewRow[]) => {
     for (const row of rows) insert.run(COLUMNS.map((c) => row[c]));

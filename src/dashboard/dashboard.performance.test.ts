@@ -2,6 +2,7 @@
 // dashboard_version bumped by every change the dashboard can show, the cached figures recomputed after such a
 // change (made by this process or any other), and the capitation report identical whatever its page size.
 
+import { startOfDayUtc } from '../shared/dates.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
@@ -15,7 +16,7 @@ import { dashboardPage } from './dashboard.pages.js';
 
 const readDataVersion = async (db: Executor) => versionOf(await readTableVersions(db), dashboardPage.tables);
 import { capitaPages, type CapitaQuery } from './dashboard.repository.js';
-import { startOfDayUtc } from './dashboard.rules.js';
+
 
 // Today: 2026-11-22 in America/Bogota.
 

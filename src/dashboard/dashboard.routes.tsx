@@ -2,13 +2,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mesCapita } from '../ingresos/ingreso.rules.js';
 import { ENTIDADES_SALUD, choiceValues } from '../patients/patient.rules.js';
 import { csvDecimal } from '../shared/csv.js';
+import { startOfDayUtc } from '../shared/dates.js';
 import { today } from '../web/deps.js';
 import { queryValue } from '../web/form.js';
 import { sendKeptPage } from '../web/cached-page.js';
 import { EXPORT_PAGE_SIZE, sendCsvExport } from './csv-export.js';
 import { dashboardPage } from './dashboard.pages.js';
 import { capitaPages, type CapitaQuery } from './dashboard.repository.js';
-import { CAPITA_MESSAGES, capitaReferenceDate, parseCapitaMonth, startOfDayUtc } from './dashboard.rules.js';
+import { CAPITA_MESSAGES, capitaReferenceDate, parseCapitaMonth } from './dashboard.rules.js';
 import { CapitaReportForm, type CapitaForm } from './views/dashboard.page.js';
 
 export const CAPITA_HEADER = ['documento', 'tipo_documento', 'nombre', 'apellido', 'entidad_salud', 'programa', 'mes_capita', 'valor_capita'] as const;

@@ -2,19 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { mesCapita } from '../ingresos/ingreso.rules.js';
-import { addDays } from '../shared/dates.js';
-import {
-  barChartGeometry,
-  capitaReferenceDate,
-  CHART,
-  mesCapitaLowerBounds,
-  monthRangeOf,
-  niceMax,
-  parseCapitaMonth,
-  startOfDayUtc,
-  summarizeOpenGroups,
-  tickValues,
-} from './dashboard.rules.js';
+import { addDays, startOfDayUtc } from '../shared/dates.js';
+import { barChartGeometry, capitaReferenceDate, CHART, mesCapitaLowerBounds, monthRangeOf, niceMax, parseCapitaMonth, summarizeOpenGroups, tickValues } from './dashboard.rules.js';
 
 describe('month helpers', () => {
   test('monthRangeOf gives the half-open range and the last day', () => {

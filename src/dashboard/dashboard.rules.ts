@@ -68,36 +68,6 @@ export function mesCapitaLowerBounds(today: string): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// The UTC instant at which a calendar day starts in a time zone, to compare audit timestamps (UTC ISO text)
-// with dates typed by people in TIME_ZONE.
-
-function offsetMinutes(timeZone: string, at: Date): number {
-  const f = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-  });
-  const p = Object.fromEntries(f.formatToParts(at).map((x) => [x.type, x.value]));
-  const asUtc = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour) % 24, Number(p.minute), Number(p.second));
-  return Math.round((asUtc - Math.floor(at.getTime() / 1000) * 1000) / 60_000);
-}
-
-/** ISO instant of 00:00 on `date` in `timeZone` ('2026-11-01', 'America/Bogota' → '2026-11-01T05:00:00.000Z'). */
-export function startOfDayUtc(date: string, timeZone: string): string {
-  const { year, month, day } = splitIsoDate(date);
-  const naive = Date.UTC(year, month - 1, day);
-  // Two passes settle days on which the offset changes (daylight saving elsewhere; Bogota has none).
-  let guess = naive - offsetMinutes(timeZone, new Date(naive)) * 60_000;
-  guess = naive - offsetMinutes(timeZone, new Date(guess)) * 60_000;
-  return new Date(guess).toISOString();
-}
-
-// ---------------------------------------------------------------------------------------------------------
 // Chart geometry: one bar per mes_capita 1..18, drawn by the server as SVG.
 
 export interface ChartBar {

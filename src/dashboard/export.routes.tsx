@@ -8,7 +8,7 @@ import { parseListQuery } from '../patients/patient.schema.js';
 import { groupBy } from '../shared/collections.js';
 import { keysetBatches, type CsvValue } from '../shared/csv.js';
 import { formatDateTimeEs } from '../shared/dates.js';
-import { requireAdmin } from '../users/admin.guard.js';
+import { requireAdmin } from '../web/guard.js';
 import { listUsersPage, type UserListRow } from '../users/user-admin.repository.js';
 import { today } from '../web/deps.js';
 import { EXPORT_PAGE_SIZE, sendCsvExport } from './csv-export.js';

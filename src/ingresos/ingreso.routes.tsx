@@ -4,9 +4,8 @@ import { diffFields } from '../audit/audit.rules.js';
 import { today } from '../web/deps.js';
 import { sendErrorPage } from '../web/errors.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
-import { parseId, readForm } from '../web/form.js';
+import { listUrl, parseId, readForm } from '../web/form.js';
 import { redirectWith } from '../web/render.js';
-import { listUrl, parseListQuery } from '../patients/patient.schema.js';
 import {
   applyStatusChange,
   CycleAlreadyOpenError,
@@ -26,8 +25,6 @@ import {
 } from './ingreso.rules.js';
 import { FOLLOW_PATH } from './views/follow.links.js';
 import { inTransaction } from '../db/transaction.js';
-import { sendKeptPage } from '../web/cached-page.js';
-import { followPage } from './ingreso.pages.js';
 
 /** Fields the follow page's forms send besides their own: where to come back to (search and page). */
 const RETURN_FIELDS = ['query_search', 'page'] as const;
@@ -62,22 +59,9 @@ function backTo(values: FormValues, errors: FieldErrors): string {
 
 const actorOf = (request: FastifyRequest) => (request.user ? { id: request.user.id, username: request.user.username } : null);
 
-/** Routes under /patients: the Ingreso lifecycle endpoints (decisions §6) and the follow page (/patients/follow). */
+/** Routes under /patients: the Ingreso lifecycle endpoints (decisions §6); they answer with the follow page. */
 export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
   const { db, clock } = app.deps;
-
-  // GET /patients/follow (and /patients/follow/: the router ignores the trailing slash).
-  app.get('/follow', async (request, reply) => {
-    const { query, page } = parseListQuery(request.query);
-    const kept = await app.pages.get(followPage, { query, page, today: today(app.deps), timeZone: app.deps.config.timeZone });
-    return sendKeptPage(request, reply, kept!);
-  });
-
-  // The follow page only reads; without this, POST would reach the patient update route (/patients/:id/).
-  app.post('/follow', async (request, reply) => {
-    reply.header('Allow', 'GET, HEAD');
-    return sendErrorPage(request, reply, 405);
-  });
 
   app.post('/ingreso/estado/:entryId/:newStatus/', async (request, reply) => {
     const params = request.params as { entryId: string; newStatus: string };

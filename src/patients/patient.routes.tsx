@@ -28,7 +28,9 @@ import {
 } from './patient.schema.js';
 import { CreatePatientPage, OTHER_PERSON_FIELD } from './views/create.page.js';
 import { PatientHistory } from '../audit/views/patient-history.js';
+import { followPage } from './follow.pages.js';
 import { patientListPage, patientRecordPage } from './patient.pages.js';
+import { sendErrorPage } from '../web/errors.js';
 import { DEFAULT_DEPARTAMENTO } from './divipola.js';
 import { inTransaction } from '../db/transaction.js';
 import { sendKeptPage } from '../web/cached-page.js';
@@ -43,7 +45,7 @@ const HISTORY_LIMIT = 20;
  */
 const HISTORY_CACHE_BYTES = 12 * 1024 * 1024;
 
-/** Routes under /patients: the list, the creation form, and each patient's record. */
+/** Routes under /patients: the list, the follow page, the creation form, and each patient's record. */
 export async function patientRoutes(app: FastifyInstance): Promise<void> {
   const deps = app.deps;
   const { db, clock } = deps;
@@ -52,6 +54,19 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
   app.get('/', async (request, reply) => {
     const page = await app.pages.get(patientListPage, { filters: parseListQuery(request.query), today: today(deps) });
     return sendKeptPage(request, reply, page!);
+  });
+
+  // GET /patients/follow (and /patients/follow/: the router ignores the trailing slash).
+  app.get('/follow', async (request, reply) => {
+    const { query, page } = parseListQuery(request.query);
+    const kept = await app.pages.get(followPage, { query, page, today: today(deps), timeZone: deps.config.timeZone });
+    return sendKeptPage(request, reply, kept!);
+  });
+
+  // The follow page only reads; without this, POST would reach the patient update route (/patients/:id/).
+  app.post('/follow', async (request, reply) => {
+    reply.header('Allow', 'GET, HEAD');
+    return sendErrorPage(request, reply, 405);
   });
 
   // ------------------------------------------------------------------------------------------------ create
@@ -131,7 +146,9 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
       patientId,
       requestId: String(request.id),
     });
-    const history = await histories.rows(db, patientId, HISTORY_LIMIT, app.auditViews.pendingForPatient(patientId));
+    // With kept pages off (the differential tests), the history is read whole on every visit too.
+    const historyCache = app.pages.enabled ? histories : new PatientHistoryCache(deps.config.timeZone, HISTORY_CACHE_BYTES);
+    const history = await historyCache.rows(db, patientId, HISTORY_LIMIT, app.auditViews.pendingForPatient(patientId));
     return sendKeptPage(request, reply, record, {
       after: <PatientHistory count={history.count} rows={history.rows} limit={HISTORY_LIMIT} />,
     });

@@ -3,7 +3,7 @@
 import { parseMesFiltro } from '../ingresos/ingreso.rules.js';
 import { parseIsoDate } from '../shared/dates.js';
 import { formatHundredths, parseDecimalHundredths } from '../shared/decimal.js';
-import { queryValue } from '../web/form.js';
+import { listUrl, queryValue } from '../web/form.js';
 import { DEFAULT_DEPARTAMENTO, matchCiudad, matchDepartamento } from './divipola.js';
 import {
   DECIMAL_MAX_HUNDREDTHS,
@@ -43,16 +43,7 @@ export function parseListQuery(query: unknown): ListQuery {
   return { query: q, mesFiltro, page };
 }
 
-/** The list URL with its filters (empty ones left out) and page, e.g. '/patients/?query_search=ana&page=2'. */
-export function listUrl(base: string, params: Record<string, string | number | null | undefined>): string {
-  const search = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) {
-    if (v === null || v === undefined || v === '') continue;
-    search.set(k, String(v));
-  }
-  const s = search.toString();
-  return s ? `${base}?${s}` : base;
-}
+export { listUrl };
 
 // ---------------------------------------------------------------------------------------------------------
 // The patient form (create and update): decisions §4.
@@ -87,11 +78,11 @@ export const PATIENT_FORM_FIELDS = [
 
 export type PatientFormField = (typeof PATIENT_FORM_FIELDS)[number];
 
-/** The stored patient fields a valid form yields (derived columns, id and timestamps are added on write). */
-export type PatientInput = Omit<
-  PatientRow,
-  'id' | 'documento_key' | 'search_text' | 'apellido_norm' | 'nombre_norm' | 'created_at' | 'updated_at' | 'activo_desde'
->;
+/**
+ * The stored patient fields a valid form yields: the form's fields, so a column the form does not edit (shown on
+ * the record, written elsewhere) needs no change here. Derived columns, id and timestamps are added on write.
+ */
+export type PatientInput = Pick<PatientRow, Exclude<PatientFormField, 'fecha_inicio_programa'>>;
 
 export const FORM_MSG = {
   required: 'Este campo es obligatorio.',

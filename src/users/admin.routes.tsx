@@ -3,7 +3,7 @@ import { recordAudit } from '../audit/audit.repository.js';
 import type { FieldErrors } from '../web/fields.js';
 import { hasErrors, parseId, readForm } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
-import { requireAdmin } from './admin.guard.js';
+import { requireAdmin } from '../web/guard.js';
 import { hashPassword } from './password.js';
 import { listUsers, resetPassword, setUserActive, type UserListRow } from './user-admin.repository.js';
 import { findUserById, insertUser, UsernameTakenError } from './user.repository.js';

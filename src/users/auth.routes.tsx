@@ -3,7 +3,7 @@ import { recordAudit } from '../audit/audit.repository.js';
 import type { FieldErrors } from '../web/fields.js';
 import { hasErrors, queryValue, readForm } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
-import { endSession, startSession } from '../web/session.js';
+import { endSession, startSession } from './session.plugin.js';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from './password.js';
 import { deleteSessionsOfUser, listSessionsOfUser } from './session.repository.js';
 import {

@@ -1,11 +1,8 @@
+import type { SessionUser } from '../web/deps.js';
 import type { Executor } from '../db/database.js';
 import { precompiled } from '../db/prepared.js';
 
-export interface SessionUser {
-  id: number;
-  username: string;
-  isAdmin: boolean;
-}
+export type { SessionUser };
 
 export interface SessionRecord {
   idHash: string;

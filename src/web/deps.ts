@@ -1,11 +1,16 @@
-import type { ViewAuditQueue } from '../audit/audit.queue.js';
 import type { Config } from '../config.js';
 import type { PageCache } from './page-cache.js';
 import type { Db } from '../db/database.js';
 import type { Engine } from '../db/connection.js';
 import type { Clock } from '../shared/clock.js';
 import { todayIn } from '../shared/dates.js';
-import type { SessionUser } from '../users/session.repository.js';
+
+/** Who is logged in, as every page sees it. */
+export interface SessionUser {
+  id: number;
+  username: string;
+  isAdmin: boolean;
+}
 
 /** What every route may use: handed to buildApp, so tests bring their own database and clock. */
 export interface AppDeps {
@@ -28,8 +33,6 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     deps: AppDeps;
-    /** Views of patients' records on their way to the audit trail (written in groups). */
-    auditViews: ViewAuditQueue;
     /** The kept pages of this instance (src/web/page-cache.ts). */
     pages: PageCache;
   }

@@ -1,11 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { InactiveActorError } from '../audit/audit.repository.js';
+import { DomainError } from '../shared/domain-error.js';
 import { isDatabaseUnavailable } from '../db/connection.js';
 import { isTransientConflict } from '../db/errors.js';
 import { Layout } from './layout.js';
 import { pageContext, sendPage } from './render.js';
 import { FormEncodingError } from './form.js';
-import { clearSessionCookie } from './session.js';
+import { clearSessionCookie } from './session-cookie.js';
 
 const TITLES: Record<number, { title: string; text: string }> = {
   400: { title: 'Solicitud no válida', text: 'La solicitud no se pudo entender. Revise los datos y vuelva a intentarlo.' },
@@ -15,6 +15,10 @@ const TITLES: Record<number, { title: string; text: string }> = {
   },
   404: { title: 'Página no encontrada', text: 'La página o el registro que busca no existe.' },
   405: { title: 'Método no permitido', text: 'Esta dirección no acepta ese tipo de solicitud.' },
+  409: {
+    title: 'Los datos cambiaron',
+    text: 'Los datos cambiaron mientras se enviaba la solicitud, o una regla del programa no permite el cambio. No se guardó nada: vuelva a la página, revise y envíe de nuevo.',
+  },
   413: { title: 'Solicitud demasiado grande', text: 'Los datos enviados superan el tamaño máximo permitido (1 MB).' },
   415: { title: 'Formato no admitido', text: 'Envíe el formulario desde la aplicación.' },
   429: {
@@ -115,10 +119,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error instanceof FormEncodingError) {
       return sendErrorPage(request, reply, 400, { text: FORM_ENCODING_TEXT });
     }
-    if (error instanceof InactiveActorError) {
+    if (error instanceof DomainError) {
       // Deactivated mid-request: the change was rolled back and the sessions are gone; back to the login page.
-      clearSessionCookie(reply);
-      return reply.redirect('/users/login/', 302);
+      if (error.kind === 'actor_inactive') {
+        clearSessionCookie(reply);
+        return reply.redirect('/users/login/', 302);
+      }
+      // Not handled by the route (which usually turns it into a message or a form error first).
+      return sendErrorPage(request, reply, error.kind === 'not_found' ? 404 : 409);
     }
     // Still conflicting after inTransaction's retries: rolled back whole; the person may simply send it again.
     if (isDatabaseUnavailable(error) || isTransientConflict(error)) {

@@ -102,3 +102,14 @@ export function parseFormBody(text: string): Record<string, string | string[]> {
   }
   return result;
 }
+
+/** The list URL with its filters (empty ones left out) and page, e.g. '/patients/?query_search=ana&page=2'. */
+export function listUrl(base: string, params: Record<string, string | number | null | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === null || v === undefined || v === '') continue;
+    search.set(k, String(v));
+  }
+  const s = search.toString();
+  return s ? `${base}?${s}` : base;
+}

@@ -1,5 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { sendErrorPage } from './errors.js';
 
 const PUBLIC_PATHS = new Set(['/users/login/', '/users/login', '/users/setup/', '/users/setup', '/healthz']);
 
@@ -16,3 +17,16 @@ export const guardPlugin = fp(async (app: FastifyInstance) => {
     return reply.redirect(`/users/login/?next=${next}`, 302);
   });
 });
+
+export const ADMIN_ONLY_TEXT = 'Esta sección es solo para administradores.';
+
+/** True when the logged-in user is an administrator. */
+export const isAdmin = (request: FastifyRequest): boolean => request.user?.isAdmin === true;
+
+/**
+ * preHandler for administrator pages: anyone else gets 403 in the site's layout. Use it per route
+ * (`{ preHandler: requireAdmin }`) or for a whole plugin (`app.addHook('preHandler', requireAdmin)`).
+ */
+export async function requireAdmin(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (!isAdmin(request)) await sendErrorPage(request, reply, 403, { text: ADMIN_ONLY_TEXT });
+}

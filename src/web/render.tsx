@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { h, type VNode } from 'preact';
 import { render } from 'preact-render-to-string';
-import type { SessionUser } from '../users/session.repository.js';
+import type { SessionUser } from './deps.js';
 import type { Message } from './deps.js';
 
 /** What every page needs from the request: who is logged in, the messages to show, where it is. */

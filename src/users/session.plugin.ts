@@ -6,10 +6,9 @@ import {
   findActiveSession,
   insertSession,
   touchSession,
-} from '../users/session.repository.js';
-import { needsTouch, sessionState } from '../users/session.rules.js';
-
-export const SESSION_COOKIE = 'sessionid';
+} from './session.repository.js';
+import { needsTouch, sessionState } from './session.rules.js';
+import { clearSessionCookie, SESSION_COOKIE, sessionCookieOptions } from '../web/session-cookie.js';
 
 const hashId = (token: string): string => createHash('sha256').update(token).digest('hex');
 
@@ -45,14 +44,6 @@ export const sessionPlugin = fp(async (app: FastifyInstance) => {
   });
 });
 
-function cookieOptions(secure: boolean) {
-  return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure };
-}
-
-export function clearSessionCookie(reply: FastifyReply): void {
-  reply.clearCookie(SESSION_COOKIE, cookieOptions(reply.server.deps.config.isProduction));
-}
-
 /** Starts a fresh session for the user, ending the one the request came with (no fixation). */
 export async function startSession(request: FastifyRequest, reply: FastifyReply, userId: number): Promise<void> {
   const { db, clock, config } = request.server.deps;
@@ -66,7 +57,7 @@ export async function startSession(request: FastifyRequest, reply: FastifyReply,
     ip: request.ip ?? null,
     userAgent: (request.headers['user-agent'] ?? '').slice(0, 300) || null,
   });
-  reply.setCookie(SESSION_COOKIE, token, cookieOptions(config.isProduction));
+  reply.setCookie(SESSION_COOKIE, token, sessionCookieOptions(config.isProduction));
 }
 
 export async function endSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {

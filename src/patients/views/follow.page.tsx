@@ -1,14 +1,14 @@
-import { countText } from '../../patients/views/list.page.js';
-import { Pagination } from '../../patients/views/pagination.js';
-import { listUrl } from '../../patients/patient.schema.js';
-import type { PatientListRow, PatientSearchResult } from '../../patients/patient.repository.js';
-import { ENTIDADES_SALUD, labelOf, PROGRAMAS } from '../../patients/patient.rules.js';
+import { countText } from './list.page.js';
+import { Pagination } from './pagination.js';
+import { listUrl } from '../../web/form.js';
+import type { PatientListRow, PatientSearchResult } from '../patient.repository.js';
+import { ENTIDADES_SALUD, labelOf, PROGRAMAS } from '../patient.rules.js';
 import { formatDateEs, formatDateTimeEs } from '../../shared/dates.js';
 import { CsrfField } from '../../web/layout.js';
-import type { HistoryEntry } from '../ingreso.repository.js';
-import { isAtProgramLimit, MES_CAPITA_MAX, mesCapita, MOTIVO_MAX_LENGTH, OPEN_ESTADOS, type Estado } from '../ingreso.rules.js';
-import type { IngresoRow } from '../ingreso.table.js';
-import { FOLLOW_PATH } from './follow.links.js';
+import type { HistoryEntry } from '../../ingresos/ingreso.repository.js';
+import { isAtProgramLimit, MES_CAPITA_MAX, mesCapita, MOTIVO_MAX_LENGTH, OPEN_ESTADOS, type Estado } from '../../ingresos/ingreso.rules.js';
+import type { IngresoRow } from '../../ingresos/ingreso.table.js';
+import { FOLLOW_PATH } from '../../ingresos/views/follow.links.js';
 
 export interface FollowPatient {
   patient: PatientListRow;

@@ -1,11 +1,11 @@
-// The Ingreso pages kept by src/web/page-cache.ts.
+// The follow page kept by src/web/page-cache.ts: the patients with their Ingresos (the lifecycle's forms).
 
-import { searchPatients } from '../patients/patient.repository.js';
+import { listHistoryOfIngresos, listIngresosOfPatients, type HistoryEntry } from '../ingresos/ingreso.repository.js';
+import type { IngresoRow } from '../ingresos/ingreso.table.js';
+import { searchPatients } from './patient.repository.js';
 import { groupBy } from '../shared/collections.js';
 import { LIST_PAGE_BYTES } from '../web/cached-page.js';
 import { declarePage } from '../web/page-cache.js';
-import { listHistoryOfIngresos, listIngresosOfPatients, type HistoryEntry } from './ingreso.repository.js';
-import type { IngresoRow } from './ingreso.table.js';
 import { FollowContent, type FollowPatient } from './views/follow.page.js';
 
 /** GET /patients/follow: every patient (searched), each with all its Ingresos and their status history. */

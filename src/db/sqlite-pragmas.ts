@@ -1,0 +1,14 @@
+import type SQLite from 'better-sqlite3';
+
+/**
+ * The pragmas of every connection to the SQLite file: the server's and the audit writer's thread (decision 0017).
+ * Kept free of other imports: the writer's bundle includes it.
+ */
+export function applySqlitePragmas(sqlite: SQLite.Database, options: { cacheKb: number }): void {
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  // FULL: a committed record survives a power cut, not only a process crash.
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma(`cache_size = -${options.cacheKb}`);
+}

@@ -1,0 +1,82 @@
+// The folders' boundaries (docs/architecture.md): the plumbing (web/, db/, shared/) imports no feature, and the
+// features import each other in one direction only (no cycle), so each can be read, tested and changed from below.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'src');
+const FEATURES = ['patients', 'ingresos', 'exams', 'dashboard', 'users', 'audit'];
+const PLUMBING = ['web', 'db', 'shared'];
+
+interface Import {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(full);
+    return /\.tsx?$/.test(e.name) && !/\.test\.tsx?$/.test(e.name) && !/\.fixtures\.ts$/.test(e.name) ? [full] : [];
+  });
+}
+
+/** Every relative import of the application's sources (tests and test builders left out), by file. */
+function imports(): Import[] {
+  return sourceFiles(SRC).flatMap((file) => {
+    const text = readFileSync(file, 'utf8');
+    return [...text.matchAll(/^(import|export)\s+(type\s+)?[^'";]*?from\s+'(\.[^']+)'/gm)].map((m) => ({
+      from: path.relative(SRC, file),
+      to: path.relative(SRC, path.resolve(path.dirname(file), m[3]!)),
+      typeOnly: m[2] !== undefined,
+    }));
+  });
+}
+
+const folderOf = (file: string): string => file.split(path.sep)[0]!;
+
+describe('import graph', () => {
+  const all = imports();
+
+  test('web/, db/ and shared/ import no feature (db/database.ts composes the features’ table types only)', () => {
+    const wrong = all.filter(
+      (i) =>
+        PLUMBING.includes(folderOf(i.from)) &&
+        FEATURES.includes(folderOf(i.to)) &&
+        !(i.from === path.join('db', 'database.ts') && i.typeOnly && /\.table\.js$/.test(i.to)),
+    );
+    assert.deepEqual(wrong.map((i) => `${i.from} -> ${i.to}`), []);
+  });
+
+  test('shared/ imports only shared/', () => {
+    const wrong = all.filter((i) => folderOf(i.from) === 'shared' && folderOf(i.to) !== 'shared');
+    assert.deepEqual(wrong.map((i) => `${i.from} -> ${i.to}`), []);
+  });
+
+  test('the features import each other in one direction only', () => {
+    const edges = new Map<string, Set<string>>();
+    for (const i of all) {
+      const [a, b] = [folderOf(i.from), folderOf(i.to)];
+      if (a !== b && FEATURES.includes(a) && FEATURES.includes(b)) edges.set(a, (edges.get(a) ?? new Set()).add(b));
+    }
+    const cycles: string[] = [];
+    const walk = (node: string, trail: string[]) => {
+      for (const next of edges.get(node) ?? []) {
+        if (trail.includes(next)) cycles.push([...trail.slice(trail.indexOf(next)), next].join(' -> '));
+        else walk(next, [...trail, next]);
+      }
+    };
+    for (const f of FEATURES) walk(f, [f]);
+    const files = (a: string, b: string) => all.filter((i) => folderOf(i.from) === a && folderOf(i.to) === b).map((i) => i.from);
+    assert.deepEqual(
+      [...new Set(cycles.map((c) => c.split(' -> ').slice(0, -1).sort().join(' <-> ')))].map((c) => {
+        const [a, b] = c.split(' <-> ');
+        return `${c}: ${[...new Set(files(a!, b!))].join(', ')} | ${[...new Set(files(b!, a!))].join(', ')}`;
+      }),
+      [],
+    );
+  });
+});
