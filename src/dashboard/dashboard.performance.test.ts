@@ -6,15 +6,15 @@ import { startOfDayUtc } from '../shared/dates.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
-import type { Db, Executor } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import { migrations } from '../db/migrations/index.js';
 import { openIngreso } from '../ingresos/ingreso.repository.js';
 import { createPatient } from '../patients/patient.fixtures.js';
 import { createTestContext, loggedInClient, type TestClient, type TestContext } from '../../test/helpers.js';
-import { readTableVersions, versionOf } from '../db/table-versions.js';
+import { versionReader } from '../db/table-versions.js';
 import { dashboardPage } from './dashboard.pages.js';
 
-const readDataVersion = async (db: Executor) => versionOf(await readTableVersions(db), dashboardPage.tables);
+const readDataVersion = versionReader(dashboardPage.tables);
 import { capitaPages, type CapitaQuery } from './dashboard.repository.js';
 
 

@@ -42,11 +42,18 @@ export async function readTableVersions(db: Executor): Promise<TableVersions> {
   return new Map(rows.map((r) => [r.table_name, String(r.n)]));
 }
 
-/** The part of `versions` that covers `tables`, as one key ('12.4.0'). */
-export function versionOf(versions: TableVersions, tables: readonly VersionedTable[]): string {
-  let key = '';
-  for (const t of tables) key += `${versions.get(t) ?? '0'}.`;
-  return key;
+/**
+ * A reader of one version covering `tables`: the sum of their counters. Counters only grow, so the sum grows
+ * with every change of any of them, and an unchanged sum means none changed. One statement, compiled once.
+ */
+export function versionReader(tables: readonly VersionedTable[]): (db: Executor) => Promise<string> {
+  const select = precompiled((db: Executor) =>
+    db
+      .selectFrom('table_versions')
+      .select(sql<number | string>`coalesce(sum(n), 0)`.as('v'))
+      .where('table_name', 'in', [...tables]),
+  );
+  return async (db) => String((await select(db))[0]?.v ?? 0);
 }
 
 const triggerName = (table: string) => `${table}_table_version`;

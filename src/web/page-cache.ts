@@ -1,7 +1,7 @@
 import type { KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import type { VNode } from 'preact';
 import type { Db, Executor } from '../db/database.js';
-import { DERIVED_TABLES, readTableVersions, versionOf, VERSIONED_TABLES, type VersionedTable } from '../db/table-versions.js';
+import { DERIVED_TABLES, versionReader, VERSIONED_TABLES, type VersionedTable } from '../db/table-versions.js';
 import { FragmentCache } from './fragment-cache.js';
 import { renderFrame, type Fragment } from './render.js';
 
@@ -56,7 +56,10 @@ export class UndeclaredTableError extends Error {
 
 /** The pages of one application instance, kept against the database's table versions (or never, when disabled). */
 export class PageCache {
-  private readonly caches = new Map<PageDeclaration<any, any>, { cache: FragmentCache<{ fragment: Fragment; kept: KeptPage<any> | null }>; db: Db }>();
+  private readonly caches = new Map<
+    PageDeclaration<any, any>,
+    { cache: FragmentCache<{ fragment: Fragment; kept: KeptPage<any> | null }>; db: Db; version: (db: Db) => Promise<string> }
+  >();
 
   /** `enabled: false` renders every page anew (the differential tests compare both). */
   constructor(
@@ -69,7 +72,7 @@ export class PageCache {
     if (!this.enabled) return this.render(page, input);
     const slot = this.slotOf(page);
     // The versions are read before anything the page shows: nothing kept is older than the version it is kept under.
-    const version = versionOf(await readTableVersions(this.db), page.tables);
+    const version = await slot.version(this.db);
     const kept = await slot.cache.get(version, keyOf(input), async () => {
       const rendered = await this.render(page, input);
       return { fragment: { parts: [], size: rendered?.fragments.reduce((n, f) => n + f.size, 0) ?? 0 }, kept: rendered };
@@ -87,21 +90,18 @@ export class PageCache {
   private slotOf(page: PageDeclaration<any, any>) {
     let slot = this.caches.get(page);
     if (slot === undefined) {
-      slot = { cache: new FragmentCache(page.maxBytes), db: this.db.withPlugin(new DeclaredTablesOnly(page)) };
+      slot = { cache: new FragmentCache(page.maxBytes), db: this.db.withPlugin(new DeclaredTablesOnly(page)), version: versionReader(page.tables) };
       this.caches.set(page, slot);
     }
     return slot;
   }
 }
 
-/** The whole input, with object keys sorted: two inputs that hold the same values have one key. */
-export function keyOf(input: unknown): string {
-  return JSON.stringify(input, (_, value: unknown) =>
-    value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : value,
-  );
-}
+/**
+ * The whole input as text. Two inputs with the same values written in another key order get two keys: a second
+ * entry, never a wrong page.
+ */
+export const keyOf = (input: unknown): string => JSON.stringify(input);
 
 // ---------------------------------------------------------------------------------------------------------
 // Which tables a query reads: every table node of Kysely's tree, and every known table named in raw SQL.
