@@ -18,7 +18,7 @@ import { IMPORT_FIELDS } from '../src/imports/import.rules.js';
 import { systemClock } from '../src/shared/clock.js';
 import { multipartBody } from '../test/imports/import-helpers.js';
 import { BENCH_PASSWORD, BENCH_USERNAME, databaseUrlFrom, displayUrl, formatInt } from './common.js';
-import { documento, intBetween, lugar, personName, rng } from './synthetic.js';
+import { intBetween, lugar, personName, rng } from './synthetic.js';
 
 const { values } = parseArgs({ options: { database: { type: 'string' }, rows: { type: 'string' } }, strict: true });
 const url = databaseUrlFrom(values.database);
@@ -31,7 +31,8 @@ function rows(n: number): string[][] {
     const genero = r() < 0.5 ? 'F' : 'M';
     const name = personName(r, genero);
     const place = lugar(r);
-    const d = `IMPB${i}-${documento(r).documento}`.slice(0, 20);
+    // A cédula of digits only (decision 0030) starting with 4, which neither the bench data nor its creates use.
+    const d = `4${String(i).padStart(8, '0')}`;
     const birth = `${intBetween(r, 1935, 2005)}-${String(intBetween(r, 1, 12)).padStart(2, '0')}-${String(intBetween(r, 1, 28)).padStart(2, '0')}`;
     const v: Record<string, string> = {
       nombre: name.nombre, apellido: name.apellido, tipo_documento: 'CC', documento: d, fecha_nacimiento: birth, genero: i % 20 === 0 ? 'X' : genero,

@@ -1,4 +1,4 @@
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
@@ -45,18 +45,9 @@ function csrfTokenOf(request: FastifyRequest): string | undefined {
   return typeof field === 'string' ? field : typeof header === 'string' ? header : undefined;
 }
 
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
-
-function sameText(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+/** What a CSRF token is bound to: the session's id hash, or 'anonymous' before login (the plugin refuses ''). */
+function csrfUserInfo(request: FastifyRequest): string {
+  return request.sessionIdHash ?? 'anonymous';
 }
 
 export interface BuildAppOptions extends AppDeps {
@@ -64,8 +55,9 @@ export interface BuildAppOptions extends AppDeps {
   logger?: FastifyServerOptions['logger'];
   setupToken?: string | null;
   /**
-   * Login attempts per minute from one address: a flood guard only, set high because a whole clinic may share
-   * one public address; guessing one account's password is stopped by the per-user-name lock.
+   * Login attempts per minute from one address (default: config.loginAttemptsPerMinute): a flood guard only, set
+   * high because a whole clinic may share one public address; guessing one account's password is stopped by the
+   * per-user-name lock.
    */
   loginAttemptsPerMinute?: number;
   /**
@@ -168,30 +160,36 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     cookieKey: CSRF_COOKIE,
     cookieOpts: { path: '/', httpOnly: true, sameSite: 'lax', secure: config.isProduction, signed: true },
     getToken: csrfTokenOf,
+    // Tokens are bound to the session they were made for (decision 0032): one made before login, or in another
+    // session, fails in this one even with its own secret cookie.
+    getUserInfo: csrfUserInfo,
+    csrfOpts: { hmacKey: createHash('sha256').update(`csrf-session-binding:${config.signingSecret}`).digest() },
   });
-  // The token a page's forms carry. The token of a secret stays valid as long as the secret, so one token per
-  // secret cookie is made and reused: making it (and checking the cookie's signature) was 6 % of a page's time.
-  // Pages are never compressed, so a constant token gives a BREACH-style attack nothing to work with.
+  // The token a page's forms carry. The token of a secret stays valid as long as the secret (and the session), so
+  // one token per (secret cookie, session) is made and reused: making it (and checking the cookie's signature) was
+  // 6 % of a page's time. Pages are never compressed, so a constant token gives a BREACH-style attack nothing.
   const pageTokens = new Map<string, string>();
   app.decorateReply('pageCsrfToken', function (this: FastifyReply) {
     const cookie = this.request.cookies[CSRF_COOKIE];
-    const known = cookie === undefined ? undefined : pageTokens.get(cookie);
+    const key = cookie === undefined ? undefined : `${cookie}|${csrfUserInfo(this.request)}`;
+    const known = key === undefined ? undefined : pageTokens.get(key);
     if (known !== undefined) return known;
-    const token = this.generateCsrf();
+    const token = this.generateCsrf({ userInfo: csrfUserInfo(this.request) });
     // Only a cookie this server signed names a secret; a missing or forged one was just replaced by a new secret.
-    if (cookie !== undefined && this.unsignCookie(cookie).valid) {
+    if (key !== undefined && cookie !== undefined && this.unsignCookie(cookie).valid) {
       if (pageTokens.size >= PAGE_TOKENS_MAX) pageTokens.clear();
-      pageTokens.set(cookie, token);
+      pageTokens.set(key, token);
     }
     return token;
+  });
+  // A new secret (login, logout): the request's secret cookie is forgotten, so the plugin makes and sets a new one.
+  app.decorateReply('renewCsrfSecret', function (this: FastifyReply) {
+    delete this.request.cookies[CSRF_COOKIE];
+    this.generateCsrf({ userInfo: csrfUserInfo(this.request) });
   });
   // After the body is parsed, so the form field can be read (a check in onRequest would refuse every form).
   app.addHook('preValidation', (request, reply, done) => {
     if (!UNSAFE.has(request.method)) return done();
-    // Django-style clients echo the csrftoken cookie itself (double submit): accept it when its signature holds.
-    const cookie = request.cookies[CSRF_COOKIE];
-    const sent = csrfTokenOf(request);
-    if (cookie && sent && reply.unsignCookie(cookie).valid && sameText(safeDecode(sent), cookie)) return done();
     return app.csrfProtection(request, reply, done);
   });
 
@@ -211,7 +209,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(authRoutes, {
     prefix: '/users',
     setupToken: options.setupToken ?? null,
-    loginAttemptsPerMinute: options.loginAttemptsPerMinute ?? 120,
+    loginAttemptsPerMinute: options.loginAttemptsPerMinute ?? config.loginAttemptsPerMinute,
   });
   await app.register(userAdminRoutes, { prefix: '/users' });
   await app.register(auditRoutes, { prefix: '/users/audit' });

@@ -47,12 +47,20 @@ const envSchema = z.object({
   APP_ENV: z.enum(['development', 'production', 'test']).default('development'),
   // Host names accepted in production (comma-separated).
   ALLOWED_HOSTS: z.string().optional(),
-  // Origins accepted on cross-origin POSTs in production (comma-separated, e.g. https://somno.example.co).
+  // Origins accepted on POSTs besides the site's own, in every environment (comma-separated, e.g. https://somno.example.co).
   TRUSTED_ORIGINS: z.string().optional(),
   // Trust X-Forwarded-* from a reverse proxy: true, false, a hop count or a list of addresses.
   TRUST_PROXY: z.string().optional(),
   // Minutes without a request after which a session ends.
   SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
+  // Login attempts per minute from one client address (a flood guard; the per-user-name lock stops guessing).
+  LOGIN_ATTEMPTS_PER_MINUTE: z
+    .string()
+    .trim()
+    .regex(/^\d{1,7}$/, 'debe ser un número entero de 1 a 1000000')
+    .transform(Number)
+    .pipe(z.number().int().min(1, 'debe ser un número entero de 1 a 1000000').max(1_000_000, 'debe ser un número entero de 1 a 1000000'))
+    .default(120),
   // One log line a request (method, path, status, time). Off by default (decision 0016): it was 15 % of a page's
   // time; the reverse proxy keeps an access log, and every access to patient data is in the audit trail.
   LOG_REQUESTS: z.enum(['true', 'false'], { message: 'debe ser true o false' }).default('false'),
@@ -70,6 +78,8 @@ export interface Config {
   readonly trustedOrigins: readonly string[];
   readonly trustProxy: boolean | number | string[];
   readonly sessionIdleMinutes: number;
+  /** Login attempts a minute accepted from one client address (LOGIN_ATTEMPTS_PER_MINUTE). */
+  readonly loginAttemptsPerMinute: number;
   /** Whether each request is logged (errors always are). */
   readonly logRequests: boolean;
   /** Sessions end after this many hours whatever the activity. */
@@ -135,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, dataDir = path.
     trustedOrigins,
     trustProxy,
     sessionIdleMinutes: e.SESSION_IDLE_MINUTES,
+    loginAttemptsPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE,
     logRequests: e.LOG_REQUESTS === 'true',
     sessionAbsoluteHours: 12,
     dataDir,

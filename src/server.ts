@@ -7,6 +7,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { systemClock } from './shared/clock.js';
 import { deleteExpiredSessions } from './users/session.repository.js';
 import { countUsers } from './users/user.repository.js';
+import { logDocumentoCollisions } from './patients/patient.repository.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -35,6 +36,8 @@ async function main(): Promise<void> {
     sqliteFile: handle.sqliteFile,
     logger: { ...(loggerOptions(config.appEnv) as object), stream: logDestination },
   });
+
+  await logDocumentoCollisions(handle.db, app.log);
 
   const cleanup = setInterval(() => {
     const now = systemClock.now().getTime();

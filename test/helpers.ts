@@ -36,8 +36,12 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh database built from the real migrations: a temporary SQLite file, or a new PostgreSQL database. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh database built from the real migrations: a temporary SQLite file, or a new PostgreSQL database.
+ * `migrate: false` leaves it empty (for tests of a migration on data written before it).
+ */
+export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const migrate = options.migrate ?? true;
   if (TEST_PG_URL) {
     const name = `somno_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
     const admin = new pg.Client({ connectionString: TEST_PG_URL });
@@ -47,7 +51,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     const url = new URL(TEST_PG_URL);
     url.pathname = `/${name}`;
     const handle = openDatabase(url.toString());
-    await migrateToLatest(handle.db);
+    if (migrate) await migrateToLatest(handle.db);
     return {
       handle,
       url: url.toString(),
@@ -63,7 +67,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const dir = mkdtempSync(path.join(tmpdir(), 'somno-test-'));
   const url = `sqlite:${path.join(dir, 'test.sqlite')}`;
   const handle = openDatabase(url);
-  await migrateToLatest(handle.db);
+  if (migrate) await migrateToLatest(handle.db);
   return {
     handle,
     url,
@@ -172,6 +176,8 @@ export class TestClient {
     }
     const token = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(res.body)?.[1];
     if (token) this.csrfToken = token;
+    // A new CSRF secret (login, logout) makes the tokens of earlier pages useless, as in a browser.
+    else if ((res.cookies as { name: string }[]).some((c) => c.name === 'csrftoken')) this.csrfToken = null;
     return { status: res.statusCode, headers: res.headers, body: res.body, location: res.headers.location as string | undefined };
   }
 
@@ -188,6 +194,8 @@ export class TestClient {
     const fields = { ...form };
     if (options.csrf !== false) {
       if (!this.csrfToken) await this.get('/users/login/');
+      // Logged in, the login page redirects: the logout page carries a form too.
+      if (!this.csrfToken) await this.get('/users/logout/');
       if (fields.csrfmiddlewaretoken === undefined) fields.csrfmiddlewaretoken = this.csrfToken!;
     }
     return this.send('POST', url, encodeForm(fields), options.headers);

@@ -14,10 +14,12 @@ before(async () => {
 });
 after(async () => ctx?.close());
 
+/** A cédula of its own: digits only (decision 0030), and so already canonical, stored as typed. */
+const cedula = () => `${String(process.pid % 100000).padStart(5, '0')}${String(++seq).padStart(3, '0')}`;
+
 function form(overrides: Record<string, string>): Record<string, string> {
-  seq++;
   return {
-    nombre: 'José', apellido: 'Pérez Gómez', tipo_documento: 'CC', documento: `DUP${process.pid}-${seq}`, fecha_nacimiento: '1961-07-19',
+    nombre: 'José', apellido: 'Pérez Gómez', tipo_documento: 'CC', documento: cedula(), fecha_nacimiento: '1961-07-19',
     genero: 'M', departamento: 'SANTANDER', ciudad: 'BUCARAMANGA', zona: 'URBANA', telefono: '6076543210', celular: '3157654321',
     estado_civil: 'CASADO', entidad_salud: 'ENTITY_A', estrato: '3', peso: '', altura: '', perimetro_abdominal: '', cuello: '',
     medico_remitente: 'Dra. Rueda', especialidad: 'Neumología', diagnostico_clinico: 'G47.3', programa: 'PROGRAMA AOS', valor_capita: '',
@@ -65,8 +67,10 @@ describe('POST /patients/create/ — possible duplicate person', () => {
   });
 
   test('the same documento stays an error, confirmation or not', async () => {
-    const existing = await createPatient(ctx.db, { nombre: 'Raúl', apellido: 'Mejía' });
-    const res = await client.post('/patients/create/', form({ documento: ` ${existing.documento.toLowerCase()} `, es_otra_persona: '1' }));
+    const existing = await createPatient(ctx.db, { nombre: 'Raúl', apellido: 'Mejía', documento: cedula() });
+    // The same cédula typed with the dots and spaces people use.
+    const typed = ` ${existing.documento.slice(0, 2)}.${existing.documento.slice(2, 5)}.${existing.documento.slice(5)} `;
+    const res = await client.post('/patients/create/', form({ documento: typed, es_otra_persona: '1' }));
     assert.equal(res.status, 200);
     assert.match(decodeEntities(res.body), /Ya existe un paciente con este documento/);
   });

@@ -11,7 +11,7 @@ let seq = 0;
 /** A distinct documento / search token per test (letters only, so searches do not hit other tests' data). */
 const uniq = () => {
   seq++;
-  return `Q${process.pid % 1000}${String.fromCharCode(97 + (seq % 26))}${String.fromCharCode(97 + (Math.floor(seq / 26) % 26))}`;
+  return `Q${process.pid % 1000}${String.fromCharCode(65 + (seq % 26))}${String.fromCharCode(65 + (Math.floor(seq / 26) % 26))}`;
 };
 
 // TestClock default: 2026-11-22T15:00Z, i.e. 2026-11-22 in Bogotá.
@@ -24,7 +24,8 @@ function validForm(overrides: Record<string, string> = {}): Record<string, strin
   return {
     nombre: 'María',
     apellido: 'Gómez',
-    tipo_documento: 'CC',
+    // A passport: uniq() holds letters (decision 0030: a CC holds digits only).
+    tipo_documento: 'PA',
     documento: uniq(),
     fecha_nacimiento: birthDate(),
     genero: 'F',
@@ -158,7 +159,7 @@ describe('POST /patients/create/', () => {
       zona: 'rural',
       programa: 'programa insomnio',
       diagnostico_clinico: 'g47.3',
-      tipo_documento: 'cc',
+      tipo_documento: 'pa',
       genero: 'f',
       entidad_salud: 'entity_b',
     });
@@ -167,7 +168,7 @@ describe('POST /patients/create/', () => {
     const p = (await patientByDocumento(form.documento!))!;
     assert.deepEqual(
       [p.estado_civil, p.departamento, p.ciudad, p.zona, p.programa, p.diagnostico_clinico, p.tipo_documento, p.genero, p.entidad_salud],
-      ['UNIÓN LIBRE', 'BOGOTÁ, D.C.', 'BOGOTÁ, D.C.', 'RURAL', 'PROGRAMA INSOMNIO', 'G47.3', 'CC', 'F', 'ENTITY_B'],
+      ['UNIÓN LIBRE', 'BOGOTÁ, D.C.', 'BOGOTÁ, D.C.', 'RURAL', 'PROGRAMA INSOMNIO', 'G47.3', 'PA', 'F', 'ENTITY_B'],
     );
   });
 
@@ -209,7 +210,7 @@ describe('POST /patients/create/', () => {
     ['estrato not a number', { estrato: 'tres' }, 'estrato', /1 al 6/],
     ['invalid date', { fecha_nacimiento: '1975-02-30' }, 'fecha_nacimiento', /fecha válida/],
     ['date in another format', { fecha_nacimiento: '14/03/1975' }, 'fecha_nacimiento', /fecha válida/],
-    ['birth date in the future', { fecha_nacimiento: '2026-11-23' }, 'fecha_nacimiento', /posterior a hoy/],
+    ['birth date in the future', { fecha_nacimiento: '2026-11-23' }, 'fecha_nacimiento', /anterior a hoy/],
     ['invalid fecha_inicio_programa', { fecha_inicio_programa: '2026-13-01' }, 'fecha_inicio_programa', /fecha válida/],
     ['too many decimals', { peso: '72,555' }, 'peso', /2 decimales/],
     ['peso over its maximum', { peso: '1000' }, 'peso', /999,99/],

@@ -4,7 +4,8 @@ import { ConfigError, loadConfig } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { hashPassword } from '../users/password.js';
-import { insertUser, UsernameTakenError } from '../users/user.repository.js';
+import { isDomainError } from '../shared/domain-error.js';
+import { insertUser, USERNAME_TAKEN } from '../users/user.repository.js';
 import { validatePassword, validateUsername } from '../users/user.rules.js';
 
 export const USAGE = 'Uso: npm run createuser -- --username NOMBRE [--password CLAVE] [--admin]';
@@ -80,7 +81,7 @@ export async function createUserCommand(argv: string[], io: CommandIo): Promise<
     io.out(`Usuario «${username}» creado${isAdmin ? ' (administrador)' : ''}.`);
     return 0;
   } catch (err) {
-    if (err instanceof UsernameTakenError) io.err(`El usuario «${username}» ya existe.`);
+    if (isDomainError(err, USERNAME_TAKEN)) io.err(`El usuario «${username}» ya existe.`);
     else io.err(`No se pudo crear el usuario: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   } finally {

@@ -3,7 +3,8 @@ import { recordAudit } from '../audit/audit.repository.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { exportNdjson, ExportTargetError } from '../fhir/fhir.bulk.js';
+import { EXPORT_TARGET_EXISTS, exportNdjson } from '../fhir/fhir.bulk.js';
+import { isDomainError } from '../shared/domain-error.js';
 
 export const USAGE = 'Uso: npm run export:fhir -- --out CARPETA';
 
@@ -52,8 +53,8 @@ export async function exportFhirCommand(argv: string[], io: ExportIo): Promise<n
     io.out(`Exportación FHIR en ${outDir} (${secs} s): ${counts.Patient} Patient, ${counts.EpisodeOfCare} EpisodeOfCare, ${counts.Observation} Observation.`);
     return 0;
   } catch (err) {
-    if (err instanceof ExportTargetError) {
-      io.err(err.message);
+    if (isDomainError<{ message: string }>(err, EXPORT_TARGET_EXISTS)) {
+      io.err(err.details.message);
       return 1;
     }
     throw err;

@@ -152,7 +152,7 @@ export interface CapitaQuery {
  */
 export async function* capitaPages(db: Executor, q: CapitaQuery, pageSize: number): AsyncGenerator<CapitaRow[]> {
   if (q.kind === 'current') {
-    yield* keysetBatches<CapitaRow>((after) => findCurrentCapitaPage(db, q.entidad, after, pageSize), pageSize);
+    yield* keysetBatches<CapitaRow>((after) => findCurrentCapitaPage(db, q.entidad, q.end, after, pageSize), pageSize);
     return;
   }
   const ingresoIds = await findPastCapitaOrder(db, q);
@@ -174,12 +174,24 @@ const CAPITA_PATIENT_COLUMNS = [
   'p.nombre_norm',
 ] as const;
 
-/** One page of this month's report: the active patients after the keyset `after`. */
-export async function findCurrentCapitaPage(db: Executor, entidad: string | null, after: CapitaRow | null, pageSize: number): Promise<CapitaRow[]> {
+/**
+ * One page of this month's report: the active patients after the keyset `after`, whose ACTIVO cycle started before
+ * the month's `end` (a cycle is billed for a month only when it was ACTIVO on a day of it: decision 0031).
+ */
+export async function findCurrentCapitaPage(
+  db: Executor,
+  entidad: string | null,
+  end: string,
+  after: CapitaRow | null,
+  pageSize: number,
+): Promise<CapitaRow[]> {
   let query = db
     .selectFrom('patients as p')
     .select([...CAPITA_PATIENT_COLUMNS, sql<string>`p.activo_desde`.as('fecha_inicio')])
-    .where('p.activo_desde', 'is not', null);
+    .where('p.activo_desde', 'is not', null)
+    // An expression, not the column, so SQLite keeps walking patients_active_capita_idx in report order instead
+    // of ranging over activo_desde and sorting; only rows stored before decision 0031 can start after the month.
+    .where(sql<SqlBool>`coalesce(p.activo_desde, '') < ${end}`);
   if (entidad !== null) query = query.where('p.entidad_salud', '=', entidad);
   if (after !== null) {
     query = query.where((eb) =>
@@ -226,7 +238,8 @@ export async function findCapitaRowsOfIngresos(db: Executor, ingresoIds: readonl
  * (fecha_terminacion for a termination); else, for suspension and reactivation, its timestamp `at`, compared
  * with the month's bounds as instants in TIME_ZONE. An Ingreso qualifies when a change to ACTIVO took effect
  * within the month, or when the last change that took effect before the month left it ACTIVO. An Ingreso
- * without any history row (loaded by other means) counts from fecha_inicio to fecha_fin unless SUSPENDIDO.
+ * without any history row (loaded by other means) counts from fecha_inicio to fecha_fin unless SUSPENDIDO. An
+ * Ingreso that starts on or after the month's end is never billed for it.
  */
 function billableIngresos(db: Executor, q: CapitaQuery) {
   const effectiveBefore = (h: 'h' | 'h2', date: string, instant: string): Expression<SqlBool> =>
@@ -236,6 +249,8 @@ function billableIngresos(db: Executor, q: CapitaQuery) {
   return db
     .selectFrom('ingresos as i')
     .select(['i.id', 'i.paciente_id'])
+    // Never ACTIVO on a day of the month if it started after it, whatever its status changes say (decision 0031).
+    .where('i.fecha_inicio', '<', q.end)
     .where((eb) =>
       eb.or([
         // became ACTIVO (opened or reactivated) within the month

@@ -150,7 +150,8 @@ async function addMonitoring(db: Db, ids: Record<string, number>, userId: number
         .returning('id')
         .executeTakeFirstOrThrow()
     ).id;
-  await add(ids.p1!, '2026-10-01');
+  // Within P1's cycle (it started on 2026-11-03): the database refuses a record dated outside its Ingreso.
+  await add(ids.p1!, '2026-11-10');
   await add(ids.p2!, '2026-07-01');
   const voided = await add(ids.p5!, '2026-11-01');
   await db

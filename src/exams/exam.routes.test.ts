@@ -473,7 +473,8 @@ describe('timeline, trends, voiding and cycles', () => {
     const old = await recordsOf(p.ingresoId);
     await terminate(p.ingresoId);
     const second = await newCycle(p.id);
-    await add(`/exams/${p.id}/otros/`, OTRO);
+    // Within the new cycle (it started on 2026-11-21): an exam is filed in the cycle it was done in.
+    await add(`/exams/${p.id}/otros/`, { ...OTRO, fecha: '2026-11-21' });
     const [current] = await recordsOf(second);
     assert.equal(current!.ingreso_id, second);
 

@@ -23,11 +23,13 @@ import type { NewExamRecordRow } from './exam.table.js';
 import { ArchivePage } from './views/archive.page.js';
 import { KIND_PATHS, type PostedForm } from './views/forms.js';
 import { inTransaction } from '../db/transaction.js';
+import { conflict, isDomainError, notFound } from '../shared/domain-error.js';
 import { sendKeptPage } from '../web/cached-page.js';
 import { clinicalPage, examListPage } from './exam.pages.js';
 
 export const EXAM_MSG = {
   noActivo: 'El paciente no tiene un ingreso ACTIVO (pudo haber cambiado mientras llenaba el formulario): no se guardó el registro.',
+  cycleChanged: 'El ciclo activo del paciente cambió mientras llenaba el formulario: no se guardó el registro. Revise la fecha y vuelva a intentarlo.',
   created: (kind: ExamKindValue) => `Registro de ${labelOf(EXAM_KINDS, kind).toLowerCase()} guardado en el ingreso activo.`,
   voided: (id: number) => `Registro n.º ${id} anulado. Ya no aparece en la vista clínica y se conserva en el historial del ingreso.`,
   alreadyVoided: (id: number) => `El registro n.º ${id} ya estaba anulado.`,
@@ -35,11 +37,12 @@ export const EXAM_MSG = {
   voidMotivo: (error: string) => `No se anuló el registro: indique el motivo de la anulación. ${error}`,
 } as const;
 
-/** Control flow out of a transaction, turned into a response by the route. */
-class NoActiveIngresoError extends Error {}
-class RecordNotFoundError extends Error {}
-class RecordArchivedError extends Error {}
-class RecordAlreadyVoidedError extends Error {}
+/** What the transactions below refuse (domain errors: shared/domain-error.ts), turned into answers by the routes. */
+const NO_ACTIVE_INGRESO = 'exam.no_active_ingreso';
+const RECORD_NOT_FOUND = 'exam.record_not_found';
+const RECORD_ARCHIVED = 'exam.record_archived';
+const RECORD_ALREADY_VOIDED = 'exam.record_already_voided';
+const CYCLE_CHANGED = 'exam.cycle_changed';
 
 type PatientParams = { Params: { patientId: string } };
 
@@ -98,10 +101,11 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
       const patient = await loadPatient(request, reply, request.params.patientId);
       if (!patient) return reply;
       // No ACTIVO Ingreso: nothing to attach the record to, and the view would have no form to show errors in.
-      if (!(await findActiveIngreso(db, patient.id))) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.noActivo);
+      const cycle = await findActiveIngreso(db, patient.id);
+      if (!cycle) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.noActivo);
 
       const form = readForm(request.body, EXAM_FORM_FIELDS[kind]);
-      const result = parseExamForm(kind, form.values, today(app.deps));
+      const result = parseExamForm(kind, form.values, today(app.deps), cycle.fecha_inicio);
       const errors = { ...(result.ok ? {} : result.errors), ...form.errors };
       if (!result.ok || hasErrors(errors)) return sendClinical(request, reply, patient.id, { kind, values: form.values, errors });
 
@@ -111,7 +115,9 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
         await inTransaction(db, async (trx) => {
           // Re-checked under a lock: a status change racing this post never leaves a record on a closed cycle.
           const active = await lockActiveIngreso(trx, patient.id, engine);
-          if (!active) throw new NoActiveIngresoError();
+          if (!active) throw conflict(NO_ACTIVE_INGRESO);
+          // A cycle that changed meanwhile (another opened, its start moved) is not the one the date was checked against.
+          if (active.id !== cycle.id || result.parsed.data.fecha < active.fecha_inicio) throw conflict(CYCLE_CHANGED);
           const row: NewExamRecordRow = {
             ...result.parsed.data,
             ingreso_id: active.id,
@@ -134,7 +140,8 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
           });
         });
       } catch (err) {
-        if (err instanceof NoActiveIngresoError) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.noActivo);
+        if (isDomainError(err, NO_ACTIVE_INGRESO)) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.noActivo);
+        if (isDomainError(err, CYCLE_CHANGED)) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.cycleChanged);
         throw err;
       }
       return redirectWith(reply, clinicalUrl(patient.id), 'success', EXAM_MSG.created(kind));
@@ -158,10 +165,10 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
       await inTransaction(db, async (trx) => {
         const active = await lockActiveIngreso(trx, patient.id, engine);
         const record = await findRecordOfPatient(trx, patient.id, recordId);
-        if (!record) throw new RecordNotFoundError();
-        if (!active || record.ingreso_id !== active.id) throw new RecordArchivedError();
+        if (!record) throw notFound(RECORD_NOT_FOUND);
+        if (!active || record.ingreso_id !== active.id) throw conflict(RECORD_ARCHIVED);
         const motivo = parsed.data.motivo_anulacion;
-        if (!(await voidExamRecord(trx, { id: recordId, by: user.id, at: now.toISOString(), motivo }))) throw new RecordAlreadyVoidedError();
+        if (!(await voidExamRecord(trx, { id: recordId, by: user.id, at: now.toISOString(), motivo }))) throw conflict(RECORD_ALREADY_VOIDED);
         await recordAudit(trx, {
           at: now,
           actor: user,
@@ -174,9 +181,9 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
         });
       });
     } catch (err) {
-      if (err instanceof RecordNotFoundError) return reply.callNotFound();
-      if (err instanceof RecordArchivedError) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.voidArchived);
-      if (err instanceof RecordAlreadyVoidedError) return redirectWith(reply, clinicalUrl(patient.id), 'info', EXAM_MSG.alreadyVoided(recordId));
+      if (isDomainError(err, RECORD_NOT_FOUND)) return reply.callNotFound();
+      if (isDomainError(err, RECORD_ARCHIVED)) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.voidArchived);
+      if (isDomainError(err, RECORD_ALREADY_VOIDED)) return redirectWith(reply, clinicalUrl(patient.id), 'info', EXAM_MSG.alreadyVoided(recordId));
       throw err;
     }
     return redirectWith(reply, clinicalUrl(patient.id), 'success', EXAM_MSG.voided(recordId));

@@ -20,6 +20,8 @@ export const MSG = {
   fechaRequired: 'La fecha es obligatoria.',
   fechaInvalid: 'Ingrese una fecha válida (AAAA-MM-DD).',
   fechaFuture: (today: string) => `La fecha no puede ser posterior a hoy (${formatDateEs(today)}).`,
+  fechaBeforeCycle: (fechaInicio: string) =>
+    `La fecha no puede ser anterior al inicio del ciclo activo (${formatDateEs(fechaInicio)}): un examen se registra en el ciclo en que se hizo.`,
   choice: 'Seleccione una opción de la lista.',
   integer: (min: number, max: number) => `Ingrese un número entero entre ${min} y ${max}.`,
   tooLong: (max: number) => `Máximo ${max} caracteres.`,
@@ -32,13 +34,18 @@ const fail = (ctx: Ctx, message: string) => {
   return z.NEVER;
 };
 
-const fecha = (today: string) =>
+/**
+ * The exam's date lies within the cycle it is filed under (decision 0031): from the cycle's start to today (records
+ * go to the ACTIVO cycle, which has no end yet). Without a cycle start (unit tests of other fields) only today bounds it.
+ */
+const fecha = (today: string, cycleStart: string | null) =>
   z.string().transform((raw, ctx) => {
     const s = raw.trim();
     if (s === '') return fail(ctx, MSG.fechaRequired);
     const date = parseIsoDate(s);
     if (date === null) return fail(ctx, MSG.fechaInvalid);
     if (date > today) return fail(ctx, MSG.fechaFuture(today));
+    if (cycleStart !== null && date < cycleStart) return fail(ctx, MSG.fechaBeforeCycle(cycleStart));
     return date;
   });
 
@@ -82,9 +89,9 @@ const requiredText = (max: number) =>
     return charCount(s) <= max ? s : fail(ctx, MSG.tooLong(max));
   });
 
-export function monitoreoSchema(today: string) {
+export function monitoreoSchema(today: string, cycleStart: string | null = null) {
   return z.object({
-    fecha: fecha(today),
+    fecha: fecha(today, cycleStart),
     tipo: choice(TIPOS_MONITOREO),
     iah: optionalDecimal(MONITOREO_MAX_HUNDREDTHS.iah),
     saturacion_minima: optionalDecimal(MONITOREO_MAX_HUNDREDTHS.saturacion_minima),
@@ -96,9 +103,9 @@ export function monitoreoSchema(today: string) {
   });
 }
 
-export function psicologiaSchema(today: string) {
+export function psicologiaSchema(today: string, cycleStart: string | null = null) {
   return z.object({
-    fecha: fecha(today),
+    fecha: fecha(today, cycleStart),
     tipo_sesion: choice(TIPOS_SESION),
     numero_sesion: optionalInteger(PSICOLOGIA_RANGES.numero_sesion),
     isi: optionalInteger(PSICOLOGIA_RANGES.isi),
@@ -107,9 +114,9 @@ export function psicologiaSchema(today: string) {
   });
 }
 
-export function otroSchema(today: string) {
+export function otroSchema(today: string, cycleStart: string | null = null) {
   return z.object({
-    fecha: fecha(today),
+    fecha: fecha(today, cycleStart),
     nombre_examen: requiredText(EXAM_TEXT_MAX.nombre_examen),
     resultado: optionalText(EXAM_TEXT_MAX.resultado),
     observaciones: optionalText(EXAM_TEXT_MAX.observaciones),
@@ -146,13 +153,17 @@ export function issuesToErrors(error: z.ZodError): FieldErrors {
   return errors;
 }
 
-/** Validates one kind's form against `today` (the configured zone's date): the values to store, or field errors. */
+/**
+ * Validates one kind's form against `today` (the configured zone's date) and the start of the cycle the record is
+ * filed under: the values to store, or field errors.
+ */
 export function parseExamForm(
   kind: ExamKindValue,
   values: FormValues,
   today: string,
+  cycleStart: string | null = null,
 ): { ok: true; parsed: ParsedExam } | { ok: false; errors: FieldErrors } {
-  const result = SCHEMAS[kind](today).safeParse(values);
+  const result = SCHEMAS[kind](today, cycleStart).safeParse(values);
   if (!result.success) return { ok: false, errors: issuesToErrors(result.error) };
   return { ok: true, parsed: { kind, data: result.data } as ParsedExam };
 }

@@ -6,6 +6,7 @@ import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, type Writ
 import path from 'node:path';
 import { sql } from 'kysely';
 import { isPostgres, type Db, type Executor } from '../db/database.js';
+import { conflict } from '../shared/domain-error.js';
 import { loadPatientRecords, nextPatientRange } from './fhir.repository.js';
 import { patientResources, type PatientRecordData } from './fhir.rules.js';
 
@@ -15,9 +16,8 @@ export type BulkResourceType = (typeof BULK_RESOURCE_TYPES)[number];
 /** Patients read (with their cycles, history and exams) per batch: what is in memory at once. */
 export const BULK_BATCH_PATIENTS = 500;
 
-export class ExportTargetError extends Error {
-  override name = 'ExportTargetError';
-}
+/** The export would overwrite an existing file; `details.message` is what the command prints. */
+export const EXPORT_TARGET_EXISTS = 'fhir.export_target_exists';
 
 /** One batch's records read from one snapshot: a patient is never exported half-changed. */
 async function readBatch(db: Db, range: { fromId: number; toId: number }): Promise<PatientRecordData[]> {
@@ -48,13 +48,13 @@ async function closeStream(stream: WriteStream): Promise<void> {
 /**
  * Writes `<outDir>/<Type>.ndjson` for each resource type and returns how many resources each holds. The files
  * are written under a `.partial` name and renamed only when every one is complete; an existing export file is
- * never overwritten (ExportTargetError).
+ * never overwritten (the EXPORT_TARGET_EXISTS domain error).
  */
 export async function exportNdjson(db: Db, outDir: string, options: { batchPatients?: number } = {}): Promise<Record<BulkResourceType, number>> {
   mkdirSync(outDir, { recursive: true });
   const finalPath = (t: BulkResourceType) => path.join(outDir, `${t}.ndjson`);
   for (const t of BULK_RESOURCE_TYPES) {
-    if (existsSync(finalPath(t))) throw new ExportTargetError(`${finalPath(t)} ya existe: elija una carpeta vacía.`);
+    if (existsSync(finalPath(t))) throw conflict(EXPORT_TARGET_EXISTS, { message: `${finalPath(t)} ya existe: elija una carpeta vacía.` });
   }
   const streams = Object.fromEntries(BULK_RESOURCE_TYPES.map((t) => [t, createWriteStream(`${finalPath(t)}.partial`, { flags: 'wx' })])) as Record<
     BulkResourceType,

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import iconv from 'iconv-lite';
-import { cellRef, decodeText, detectDelimiter, ImportFileError, readSpreadsheet } from './import.parse.js';
+import { isDomainError } from '../shared/domain-error.js';
+import { cellRef, decodeText, detectDelimiter, IMPORT_BAD_FILE, readSpreadsheet } from './import.parse.js';
 
 describe('reading a CSV', () => {
   test('UTF-8 with or without BOM, else Windows-1252', () => {
@@ -20,7 +21,7 @@ describe('reading a CSV', () => {
     assert.deepEqual(sheet.rows, [['Ana; María', 'Ruiz\r\nGil']]);
   });
   test('an unclosed quote is a clear error', async () => {
-    await assert.rejects(readSpreadsheet('a.csv', Buffer.from('nombre\r\n"Ana\r\n', 'utf8')), (e: unknown) => e instanceof ImportFileError && /no se pudo leer/.test(e.message));
+    await assert.rejects(readSpreadsheet('a.csv', Buffer.from('nombre\r\n"Ana\r\n', 'utf8')), (e: unknown) => isDomainError<{ message: string }>(e, IMPORT_BAD_FILE) && /no se pudo leer/.test(e.details.message));
   });
   test('cell references as a spreadsheet names them', () => {
     assert.equal(cellRef(2, 1), 'A2');

@@ -1,15 +1,16 @@
 // Reading an uploaded spreadsheet into rows of text cells (decision 0042): CSV in UTF-8 or Windows-1252 with ';'
 // or ',' (as a Spanish-locale Excel writes it), parsed by csv-parse; .xlsx read by exceljs. Every refusal is an
-// ImportFileError with the message the page shows.
+// IMPORT_BAD_FILE domain error carrying the message the page shows.
 
 import ExcelJS from 'exceljs';
 import { parse as parseCsv } from 'csv-parse/sync';
 import iconv from 'iconv-lite';
+import { conflict, type DomainError } from '../shared/domain-error.js';
 import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from './import.rules.js';
 
-export class ImportFileError extends Error {
-  override name = 'ImportFileError';
-}
+/** The uploaded file cannot be imported as it is; `details.message` is what the page shows. */
+export const IMPORT_BAD_FILE = 'import.bad_file';
+export const badFile = (message: string): DomainError<{ message: string }> => conflict(IMPORT_BAD_FILE, { message });
 
 export interface SheetData {
   kind: 'csv' | 'xlsx';
@@ -37,18 +38,18 @@ const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 /** OLE compound file: what an encrypted .xlsx (and an old .xls) is. */
 const CFB_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 
-/** Reads the file by its name and content; throws ImportFileError. */
+/** Reads the file by its name and content; throws the IMPORT_BAD_FILE domain error. */
 export async function readSpreadsheet(fileName: string, data: Buffer): Promise<SheetData> {
-  if (data.length === 0) throw new ImportFileError(FILE_MSG.empty);
-  if (data.length > MAX_IMPORT_BYTES) throw new ImportFileError(FILE_MSG.tooBig);
+  if (data.length === 0) throw badFile(FILE_MSG.empty);
+  if (data.length > MAX_IMPORT_BYTES) throw badFile(FILE_MSG.tooBig);
   const ext = fileName.toLowerCase().split('.').pop() ?? '';
-  if (data.subarray(0, 8).equals(CFB_MAGIC)) throw new ImportFileError(FILE_MSG.protected);
+  if (data.subarray(0, 8).equals(CFB_MAGIC)) throw badFile(FILE_MSG.protected);
   if (ext === 'xlsx') {
-    if (!data.subarray(0, 4).equals(ZIP_MAGIC)) throw new ImportFileError(FILE_MSG.corrupt);
+    if (!data.subarray(0, 4).equals(ZIP_MAGIC)) throw badFile(FILE_MSG.corrupt);
     return readXlsx(data);
   }
   if (ext === 'csv' || ext === 'txt') return readCsv(data);
-  throw new ImportFileError(FILE_MSG.kind);
+  throw badFile(FILE_MSG.kind);
 }
 
 /** UTF-8 (with or without BOM) when the bytes are valid UTF-8, else Windows-1252 (Excel's "CSV" on Windows). */
@@ -76,7 +77,7 @@ export function detectDelimiter(text: string): ';' | ',' {
 }
 
 function readCsv(data: Buffer): SheetData {
-  if (data.includes(0)) throw new ImportFileError(FILE_MSG.binary);
+  if (data.includes(0)) throw badFile(FILE_MSG.binary);
   const text = decodeText(data);
   let records: string[][];
   try {
@@ -89,15 +90,15 @@ function readCsv(data: Buffer): SheetData {
       to_line: MAX_IMPORT_ROWS + 2,
     }) as string[][];
   } catch (err) {
-    throw new ImportFileError(FILE_MSG.csvBroken(err instanceof Error ? err.message.split('\n')[0]!.slice(0, 200) : 'formato no válido'));
+    throw badFile(FILE_MSG.csvBroken(err instanceof Error ? err.message.split('\n')[0]!.slice(0, 200) : 'formato no válido'));
   }
   const rows = records.filter((r) => r.some((c) => c.trim() !== ''));
   const header = rows.shift();
-  if (!header) throw new ImportFileError(FILE_MSG.noHeader);
-  if (rows.length > MAX_IMPORT_ROWS) throw new ImportFileError(FILE_MSG.tooManyRows(rows.length));
+  if (!header) throw badFile(FILE_MSG.noHeader);
+  if (rows.length > MAX_IMPORT_ROWS) throw badFile(FILE_MSG.tooManyRows(rows.length));
   rows.forEach((row, i) =>
     row.forEach((cell, j) => {
-      if (cell.trimStart().startsWith('=')) throw new ImportFileError(FILE_MSG.formula(cellRef(i + 2, j + 1)));
+      if (cell.trimStart().startsWith('=')) throw badFile(FILE_MSG.formula(cellRef(i + 2, j + 1)));
     }),
   );
   return { kind: 'csv', header, rows };
@@ -117,11 +118,11 @@ async function readXlsx(data: Buffer): Promise<SheetData> {
   try {
     await workbook.xlsx.load(data as unknown as ArrayBuffer);
   } catch {
-    throw new ImportFileError(FILE_MSG.corrupt);
+    throw badFile(FILE_MSG.corrupt);
   }
   const sheet = workbook.worksheets.find((ws) => ws.actualRowCount > 0);
-  if (!sheet) throw new ImportFileError(FILE_MSG.noSheet);
-  if (sheet.actualRowCount - 1 > MAX_IMPORT_ROWS) throw new ImportFileError(FILE_MSG.tooManyRows(sheet.actualRowCount - 1));
+  if (!sheet) throw badFile(FILE_MSG.noSheet);
+  if (sheet.actualRowCount - 1 > MAX_IMPORT_ROWS) throw badFile(FILE_MSG.tooManyRows(sheet.actualRowCount - 1));
   const out: string[][] = [];
   sheet.eachRow({ includeEmpty: false }, (row, rowNumber) => {
     const cells: string[] = [];
@@ -132,7 +133,7 @@ async function readXlsx(data: Buffer): Promise<SheetData> {
     if (cells.some((c) => c.trim() !== '')) out.push(cells);
   });
   const header = out.shift();
-  if (!header) throw new ImportFileError(FILE_MSG.noHeader);
+  if (!header) throw badFile(FILE_MSG.noHeader);
   return { kind: 'xlsx', header, rows: out };
 }
 
@@ -140,9 +141,9 @@ function cellText(cell: ExcelJS.Cell, ref: string): string {
   const v = cell.value;
   if (v === null || v === undefined) return '';
   if (cell.type === ExcelJS.ValueType.Formula || cell.formula || (typeof v === 'object' && ('formula' in v || 'sharedFormula' in v))) {
-    throw new ImportFileError(FILE_MSG.formula(ref));
+    throw badFile(FILE_MSG.formula(ref));
   }
-  if (cell.type === ExcelJS.ValueType.Error || (typeof v === 'object' && 'error' in v)) throw new ImportFileError(FILE_MSG.cellError(ref));
+  if (cell.type === ExcelJS.ValueType.Error || (typeof v === 'object' && 'error' in v)) throw badFile(FILE_MSG.cellError(ref));
   // A date cell is a calendar date at UTC midnight in exceljs: its UTC fields are the day as typed.
   if (v instanceof Date) return `${v.getUTCFullYear()}-${pad(v.getUTCMonth() + 1)}-${pad(v.getUTCDate())}`;
   if (typeof v === 'number') return String(v);

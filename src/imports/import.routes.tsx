@@ -5,14 +5,15 @@ import { recordAudit } from '../audit/audit.repository.js';
 import type { Executor } from '../db/database.js';
 import { inTransaction } from '../db/transaction.js';
 import { createPatientWithCycle } from '../patients/patient.create.js';
-import { DocumentoTakenError, findPatientsByDocumentoKeys, findPeopleBornOn } from '../patients/patient.repository.js';
+import { DOCUMENTO_TAKEN, findPatientsByDocumentoKeys, findPeopleBornOn } from '../patients/patient.repository.js';
 import { documentoKey } from '../patients/patient.rules.js';
 import { csvRow, CSV_BOM, contentDisposition } from '../shared/csv.js';
 import { parseIsoDate } from '../shared/dates.js';
 import { today } from '../web/deps.js';
 import { parseId, readForm } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
-import { readSpreadsheet, ImportFileError, FILE_MSG, type SheetData } from './import.parse.js';
+import { isDomainError } from '../shared/domain-error.js';
+import { badFile, readSpreadsheet, FILE_MSG, IMPORT_BAD_FILE, type SheetData } from './import.parse.js';
 import { deleteUpload, findUpload, insertUpload } from './import.repository.js';
 import { analyseRows, dayFirstToIso as dayFirst, IMPORT_FIELDS, matchHeader, type ImportAnalysis, type ImportField } from './import.rules.js';
 import { ImportPage, type ImportPreview } from './views/import.page.js';
@@ -39,7 +40,7 @@ const MSG = {
 /** The analysis of a read file against what the database holds now (run again, inside the transaction, on confirm). */
 async function analyse(db: Executor, sheet: SheetData, day: string): Promise<{ columns: (ImportField | null)[]; ignored: string[]; analysis: ImportAnalysis }> {
   const header = matchHeader(sheet.header);
-  if (!header.ok) throw new ImportFileError(header.error);
+  if (!header.ok) throw badFile(header.error);
   const docIndex = header.columns.indexOf('documento');
   const birthIndex = header.columns.indexOf('fecha_nacimiento');
   const keys = sheet.rows.map((r) => (r[docIndex] ?? '').trim()).filter((d) => d !== '').map(documentoKey);
@@ -97,7 +98,7 @@ export async function importRoutes(app: FastifyInstance): Promise<void> {
       const shown = columns.filter((c): c is ImportField => c !== null);
       return render(request, reply, { preview: { uploadId, fileName, digest, columns: shown, ignored, analysis } });
     } catch (err) {
-      if (err instanceof ImportFileError) return render(request, reply, { error: err.message }, 400);
+      if (isDomainError<{ message: string }>(err, IMPORT_BAD_FILE)) return render(request, reply, { error: err.details.message }, 400);
       throw err;
     }
   });
@@ -153,8 +154,8 @@ export async function importRoutes(app: FastifyInstance): Promise<void> {
         return { created, counts: analysis.counts };
       });
     } catch (err) {
-      if (err instanceof ImportFileError) return redirectWith(reply, '/patients/import/', 'error', `${err.message} No se guardó nada.`);
-      if (err instanceof DocumentoTakenError) return redirectWith(reply, '/patients/import/', 'error', `${MSG.raced} No se guardó nada: suba el archivo de nuevo.`);
+      if (isDomainError<{ message: string }>(err, IMPORT_BAD_FILE)) return redirectWith(reply, '/patients/import/', 'error', `${err.details.message} No se guardó nada.`);
+      if (isDomainError(err, DOCUMENTO_TAKEN)) return redirectWith(reply, '/patients/import/', 'error', `${MSG.raced} No se guardó nada: suba el archivo de nuevo.`);
       throw err;
     }
     if (result === null) return redirectWith(reply, '/patients/import/', 'error', MSG.gone);

@@ -4,7 +4,7 @@ import { analyseRows, dayFirstToIso, IMPORT_FIELDS, matchHeader, parseEstadoInic
 
 const TODAY = '2026-11-22';
 const base: Record<string, string> = {
-  nombre: 'Ana', apellido: 'Ruiz', tipo_documento: 'CC', documento: 'A1', fecha_nacimiento: '1960-01-01', genero: 'F', departamento: '',
+  nombre: 'Ana', apellido: 'Ruiz', tipo_documento: 'PA', documento: 'A1', fecha_nacimiento: '1960-01-01', genero: 'F', departamento: '',
   ciudad: 'BUCARAMANGA', zona: 'URBANA', telefono: '1', celular: '2', estado_civil: 'CASADO', entidad_salud: 'ENTITY_A', estrato: '3',
   peso: '', altura: '', perimetro_abdominal: '', cuello: '', medico_remitente: 'X', especialidad: 'Y', diagnostico_clinico: 'G47.3',
   programa: 'PROGRAMA AOS', valor_capita: '', fecha_inicio_programa: '', estado: '',

@@ -255,7 +255,7 @@ describe('journey: create → suspend → reactivate → terminate → new cycle
     const created = await client.post('/patients/create/', {
       nombre,
       apellido: 'Martínez',
-      tipo_documento: 'CC',
+      tipo_documento: 'PA',
       documento: `J${t}`.slice(0, 20),
       fecha_nacimiento: '1968-02-03',
       genero: 'F',

@@ -1,16 +1,16 @@
 import type { Executor, Trx } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { conflict } from '../shared/domain-error.js';
 import type { IngresoRow } from './ingreso.table.js';
 import { OPEN_ESTADOS, type Estado } from './ingreso.rules.js';
 
 /** The patient already has an ACTIVO or SUSPENDIDO Ingreso (also raised when the database refuses a racing insert). */
-export class CycleAlreadyOpenError extends Error {
-  override name = 'CycleAlreadyOpenError';
-}
+/** The domain error raised when the patient already has an open cycle (the partial unique index refused it). */
+export const CYCLE_ALREADY_OPEN = 'ingreso.cycle_already_open';
 
 /**
  * Opens an ACTIVO Ingreso and writes its history row. Runs inside the caller's transaction; the partial unique
- * index `ingresos_one_open_per_patient` turns a concurrent second opening into CycleAlreadyOpenError.
+ * index `ingresos_one_open_per_patient` turns a concurrent second opening into the CYCLE_ALREADY_OPEN domain error.
  */
 export async function openIngreso(
   trx: Trx,
@@ -33,7 +33,7 @@ export async function openIngreso(
       .executeTakeFirstOrThrow();
     id = row.id;
   } catch (err) {
-    if (isUniqueViolation(err)) throw new CycleAlreadyOpenError();
+    if (isUniqueViolation(err)) throw conflict(CYCLE_ALREADY_OPEN);
     throw err;
   }
   await trx
@@ -131,8 +131,8 @@ export async function applyStatusChange(
 export async function findCycleState(
   db: Executor,
   pacienteId: number,
-): Promise<{ nombre: string; openEstados: Estado[]; latestFechaFin: string | null } | null> {
-  const patient = await db.selectFrom('patients').select('nombre').where('id', '=', pacienteId).executeTakeFirst();
+): Promise<{ nombre: string; fechaNacimiento: string; openEstados: Estado[]; latestFechaFin: string | null } | null> {
+  const patient = await db.selectFrom('patients').select(['nombre', 'fecha_nacimiento']).where('id', '=', pacienteId).executeTakeFirst();
   if (!patient) return null;
   const open = await db
     .selectFrom('ingresos')
@@ -140,7 +140,12 @@ export async function findCycleState(
     .where('paciente_id', '=', pacienteId)
     .where('estado', 'in', OPEN_ESTADOS)
     .execute();
-  return { nombre: patient.nombre, openEstados: open.map((r) => r.estado), latestFechaFin: await findLatestFechaFin(db, pacienteId) };
+  return {
+    nombre: patient.nombre,
+    fechaNacimiento: patient.fecha_nacimiento,
+    openEstados: open.map((r) => r.estado),
+    latestFechaFin: await findLatestFechaFin(db, pacienteId),
+  };
 }
 
 /** The end of the patient's latest finished cycle, or null when none has finished. */

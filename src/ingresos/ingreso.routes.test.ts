@@ -356,12 +356,16 @@ describe('new cycle', () => {
     assert.deepEqual(JSON.parse(audit!.changes!), { estado: [null, 'ACTIVO'], fecha_inicio: [null, '2026-09-30'] });
   });
 
-  test('a patient with no Ingreso at all can start one; a future start is allowed', async () => {
+  test('a patient with no Ingreso at all can start one today; a start after today is refused (it would be billed now)', async () => {
     const p = await buildPatient(null);
-    const messages = await redirectMessages(await post(nuevoUrl(p.id), { fecha_inicio: '2027-01-15' }));
+    const future = await redirectMessages(await post(nuevoUrl(p.id), { fecha_inicio: '2027-01-15' }));
+    assert.equal(future[0]!.level, 'error');
+    assert.match(future[0]!.text, /no puede ser posterior a hoy/);
+    assert.deepEqual(await ingresosOf(p.id), []);
+    const messages = await redirectMessages(await post(nuevoUrl(p.id), { fecha_inicio: TODAY }));
     assert.equal(messages[0]!.level, 'success');
     const rows = await ingresosOf(p.id);
-    assert.deepEqual(rows.map((r) => [r.estado, r.fecha_inicio]), [['ACTIVO', '2027-01-15']]);
+    assert.deepEqual(rows.map((r) => [r.estado, r.fecha_inicio]), [['ACTIVO', TODAY]]);
   });
 
   test('unknown or non-numeric patient: 404', async () => {

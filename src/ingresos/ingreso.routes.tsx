@@ -8,7 +8,7 @@ import { listUrl, parseId, readForm } from '../web/form.js';
 import { redirectWith } from '../web/render.js';
 import {
   applyStatusChange,
-  CycleAlreadyOpenError,
+  CYCLE_ALREADY_OPEN,
   findCycleState,
   findIngresoForChange,
   openIngreso,
@@ -25,6 +25,7 @@ import {
 } from './ingreso.rules.js';
 import { FOLLOW_PATH } from './views/follow.links.js';
 import { inTransaction } from '../db/transaction.js';
+import { isDomainError } from '../shared/domain-error.js';
 
 /** Fields the follow page's forms send besides their own: where to come back to (search and page). */
 const RETURN_FIELDS = ['query_search', 'page'] as const;
@@ -153,6 +154,8 @@ export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
           fecha_inicio: values.fecha_inicio,
           openEstados: current.openEstados,
           latestFechaFin: current.latestFechaFin,
+          today: today(app.deps),
+          fechaNacimiento: current.fechaNacimiento,
         });
         if (d.kind !== 'ok') return d;
         const at = clock.now();
@@ -175,7 +178,7 @@ export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
         return d;
       });
     } catch (err) {
-      if (!(err instanceof CycleAlreadyOpenError)) throw err;
+      if (!isDomainError(err, CYCLE_ALREADY_OPEN)) throw err;
       decision = { kind: 'pending_process' };
     }
     const msg = newCycleMessage(decision, state.nombre);

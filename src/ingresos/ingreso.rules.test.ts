@@ -4,6 +4,8 @@ import fc from 'fast-check';
 import { addDays, toIsoDate } from '../shared/dates.js';
 import {
   startsBeforeLastEnd,
+  CYCLE_START_MSG,
+  cycleStartProblem,
   ERR,
   ESTADOS,
   type Estado,
@@ -275,21 +277,26 @@ describe('startsBeforeLastEnd', () => {
 });
 
 describe('decideNewCycle', () => {
+  const ON = { today: '2026-11-24', fechaNacimiento: '1960-05-05' };
   const cases: Array<[name: string, input: Parameters<typeof decideNewCycle>[0], expected: NewCycleDecision]> = [
-    ['first cycle', { fecha_inicio: '2026-11-22', openEstados: [], latestFechaFin: null }, { kind: 'ok', fecha_inicio: '2026-11-22' }],
-    ['trims the date', { fecha_inicio: ' 2026-11-22 ', openEstados: [], latestFechaFin: null }, { kind: 'ok', fecha_inicio: '2026-11-22' }],
-    ['after a finished cycle', { fecha_inicio: '2026-11-22', openEstados: ['TERMINADO'], latestFechaFin: '2026-11-01' }, { kind: 'ok', fecha_inicio: '2026-11-22' }],
-    ['on the day the last cycle ended', { fecha_inicio: '2026-11-01', openEstados: ['TERMINADO'], latestFechaFin: '2026-11-01' }, { kind: 'ok', fecha_inicio: '2026-11-01' }],
-    ['future start allowed', { fecha_inicio: '2027-01-01', openEstados: [], latestFechaFin: null }, { kind: 'ok', fecha_inicio: '2027-01-01' }],
-    ['ACTIVO pending', { fecha_inicio: '2026-11-22', openEstados: ['ACTIVO'], latestFechaFin: null }, { kind: 'pending_process' }],
-    ['SUSPENDIDO pending', { fecha_inicio: '2026-11-22', openEstados: ['TERMINADO', 'SUSPENDIDO'], latestFechaFin: '2025-01-01' }, { kind: 'pending_process' }],
-    ['pending wins over a missing date', { fecha_inicio: undefined, openEstados: ['ACTIVO'], latestFechaFin: null }, { kind: 'pending_process' }],
-    ['pending wins over an early date', { fecha_inicio: '2020-01-01', openEstados: ['SUSPENDIDO'], latestFechaFin: '2026-01-01' }, { kind: 'pending_process' }],
-    ['missing date', { fecha_inicio: undefined, openEstados: [], latestFechaFin: null }, { kind: 'invalid_date' }],
-    ['blank date', { fecha_inicio: '  ', openEstados: [], latestFechaFin: null }, { kind: 'invalid_date' }],
-    ['impossible date', { fecha_inicio: '2026-02-30', openEstados: [], latestFechaFin: null }, { kind: 'invalid_date' }],
-    ['wrong format', { fecha_inicio: '22/11/2026', openEstados: [], latestFechaFin: null }, { kind: 'invalid_date' }],
-    ['before the last end', { fecha_inicio: '2026-10-31', openEstados: ['TERMINADO'], latestFechaFin: '2026-11-01' }, { kind: 'before_last_end', latestFechaFin: '2026-11-01' }],
+    ['first cycle', { fecha_inicio: '2026-11-22', openEstados: [], latestFechaFin: null, ...ON }, { kind: 'ok', fecha_inicio: '2026-11-22' }],
+    ['trims the date', { fecha_inicio: ' 2026-11-22 ', openEstados: [], latestFechaFin: null, ...ON }, { kind: 'ok', fecha_inicio: '2026-11-22' }],
+    ['after a finished cycle', { fecha_inicio: '2026-11-22', openEstados: ['TERMINADO'], latestFechaFin: '2026-11-01', ...ON }, { kind: 'ok', fecha_inicio: '2026-11-22' }],
+    ['on the day the last cycle ended', { fecha_inicio: '2026-11-01', openEstados: ['TERMINADO'], latestFechaFin: '2026-11-01', ...ON }, { kind: 'ok', fecha_inicio: '2026-11-01' }],
+    ['today allowed', { fecha_inicio: '2026-11-24', openEstados: [], latestFechaFin: null, ...ON }, { kind: 'ok', fecha_inicio: '2026-11-24' }],
+    ['tomorrow refused', { fecha_inicio: '2026-11-25', openEstados: [], latestFechaFin: null, ...ON }, { kind: 'impossible_start', reason: CYCLE_START_MSG.future('2026-11-24') }],
+    ['2030 refused', { fecha_inicio: '2030-01-01', openEstados: ['TERMINADO'], latestFechaFin: '2026-11-01', ...ON }, { kind: 'impossible_start', reason: CYCLE_START_MSG.future('2026-11-24') }],
+    ['on the birth date allowed', { fecha_inicio: '1960-05-05', openEstados: [], latestFechaFin: null, ...ON }, { kind: 'ok', fecha_inicio: '1960-05-05' }],
+    ['before the birth date refused', { fecha_inicio: '1960-05-04', openEstados: [], latestFechaFin: null, ...ON }, { kind: 'impossible_start', reason: CYCLE_START_MSG.beforeBirth('1960-05-05') }],
+    ['ACTIVO pending', { fecha_inicio: '2026-11-22', openEstados: ['ACTIVO'], latestFechaFin: null, ...ON }, { kind: 'pending_process' }],
+    ['SUSPENDIDO pending', { fecha_inicio: '2026-11-22', openEstados: ['TERMINADO', 'SUSPENDIDO'], latestFechaFin: '2025-01-01', ...ON }, { kind: 'pending_process' }],
+    ['pending wins over a missing date', { fecha_inicio: undefined, openEstados: ['ACTIVO'], latestFechaFin: null, ...ON }, { kind: 'pending_process' }],
+    ['pending wins over an early date', { fecha_inicio: '2020-01-01', openEstados: ['SUSPENDIDO'], latestFechaFin: '2026-01-01', ...ON }, { kind: 'pending_process' }],
+    ['missing date', { fecha_inicio: undefined, openEstados: [], latestFechaFin: null, ...ON }, { kind: 'invalid_date' }],
+    ['blank date', { fecha_inicio: '  ', openEstados: [], latestFechaFin: null, ...ON }, { kind: 'invalid_date' }],
+    ['impossible date', { fecha_inicio: '2026-02-30', openEstados: [], latestFechaFin: null, ...ON }, { kind: 'invalid_date' }],
+    ['wrong format', { fecha_inicio: '22/11/2026', openEstados: [], latestFechaFin: null, ...ON }, { kind: 'invalid_date' }],
+    ['before the last end', { fecha_inicio: '2026-10-31', openEstados: ['TERMINADO'], latestFechaFin: '2026-11-01', ...ON }, { kind: 'before_last_end', latestFechaFin: '2026-11-01' }],
   ];
   for (const [name, input, expected] of cases) {
     test(name, () => assert.deepEqual(decideNewCycle(input), expected));
@@ -307,6 +314,10 @@ describe('newCycleMessage', () => {
       text: 'No se puede iniciar un nuevo ciclo: el paciente tiene un proceso pendiente (un ingreso ACTIVO o SUSPENDIDO).',
     });
     assert.equal(newCycleMessage({ kind: 'invalid_date' }, 'Ana').level, 'error');
+    assert.deepEqual(newCycleMessage({ kind: 'impossible_start', reason: CYCLE_START_MSG.future('2026-11-24') }, 'Ana'), {
+      level: 'error',
+      text: 'No se pudo iniciar el ciclo. La fecha de inicio no puede ser posterior a hoy (24/11/2026): un ciclo empieza el día en que el paciente ingresa.',
+    });
     assert.deepEqual(newCycleMessage({ kind: 'before_last_end', latestFechaFin: '2026-11-01' }, 'Ana'), {
       level: 'error',
       text: 'No se pudo iniciar el ciclo: la fecha de inicio no puede ser anterior al fin del último ciclo (01/11/2026).',
@@ -324,4 +335,14 @@ describe('isAtProgramLimit', () => {
   for (const [fecha, today, expected] of cases) {
     test(`${fecha} on ${today} → ${expected}`, () => assert.equal(isAtProgramLimit(fecha, today), expected));
   }
+});
+
+describe('cycleStartProblem', () => {
+  test('a cycle starts at the latest today and at the earliest on the birth date, saying which rule it broke', () => {
+    assert.equal(cycleStartProblem('2026-11-24', '2026-11-24', '1960-05-05'), null);
+    assert.equal(cycleStartProblem('2026-11-25', '2026-11-24', '1960-05-05'), CYCLE_START_MSG.future('2026-11-24'));
+    assert.equal(cycleStartProblem('1960-05-04', '2026-11-24', '1960-05-05'), CYCLE_START_MSG.beforeBirth('1960-05-05'));
+    assert.equal(cycleStartProblem('1960-05-05', '2026-11-24', '1960-05-05'), null);
+    assert.equal(cycleStartProblem('1950-01-01', '2026-11-24', null), null, 'no birth date known: only today bounds it');
+  });
 });

@@ -184,23 +184,30 @@ export interface NewCycleInput {
   openEstados: readonly Estado[];
   /** the latest fecha_fin among the patient's TERMINADO Ingresos, or null */
   latestFechaFin: string | null;
+  today: string;
+  /** the patient's fecha_nacimiento: a cycle cannot start before it */
+  fechaNacimiento: string | null;
 }
 
 export type NewCycleDecision =
   | { kind: 'ok'; fecha_inicio: string }
   | { kind: 'pending_process' }
   | { kind: 'invalid_date' }
+  /** a start later than today or before the birth date: `reason` says which */
+  | { kind: 'impossible_start'; reason: string }
   | { kind: 'before_last_end'; latestFechaFin: string };
 
 /**
  * Decides POST /patients/ingreso/nuevo/. Order: pending process first (the spec's main rule, and the answer
  * does not depend on the form), then the date, then the previous cycle's end. A new cycle may start on the
- * very day the previous one ended; a future fecha_inicio is allowed (mes_capita counts it as month 1).
+ * very day the previous one ended; a start later than today or before the patient's birth is refused.
  */
 export function decideNewCycle(input: NewCycleInput): NewCycleDecision {
   if (input.openEstados.some((e) => OPEN_ESTADOS.includes(e))) return { kind: 'pending_process' };
   const fecha = parseIsoDate(input.fecha_inicio ?? '');
   if (fecha === null) return { kind: 'invalid_date' };
+  const reason = cycleStartProblem(fecha, input.today, input.fechaNacimiento);
+  if (reason !== null) return { kind: 'impossible_start', reason };
   if (startsBeforeLastEnd(fecha, input.latestFechaFin)) {
     return { kind: 'before_last_end', latestFechaFin: input.latestFechaFin! };
   }
@@ -213,6 +220,24 @@ export function decideNewCycle(input: NewCycleInput): NewCycleDecision {
  */
 export function startsBeforeLastEnd(fechaInicio: string, latestFechaFin: string | null): boolean {
   return latestFechaFin !== null && fechaInicio < latestFechaFin;
+}
+
+export const CYCLE_START_MSG = {
+  future: (today: string): string =>
+    `La fecha de inicio no puede ser posterior a hoy (${formatDateEs(today)}): un ciclo empieza el día en que el paciente ingresa.`,
+  beforeBirth: (fechaNacimiento: string): string =>
+    `La fecha de inicio no puede ser anterior a la fecha de nacimiento del paciente (${formatDateEs(fechaNacimiento)}).`,
+} as const;
+
+/**
+ * Why a cycle cannot start on `fechaInicio`, or null (decision 0031): not later than today (a future start would
+ * be billed as month 1 now), nor before the patient's birth. Holds for a patient's first cycle, a new one, and the
+ * start moved from the patient form.
+ */
+export function cycleStartProblem(fechaInicio: string, today: string, fechaNacimiento: string | null): string | null {
+  if (fechaInicio > today) return CYCLE_START_MSG.future(today);
+  if (fechaNacimiento !== null && fechaInicio < fechaNacimiento) return CYCLE_START_MSG.beforeBirth(fechaNacimiento);
+  return null;
 }
 
 /** Flag for the team (decisions §6: an Ingreso is never ended automatically; month 18 or beyond is flagged). */
@@ -280,6 +305,8 @@ export function newCycleMessage(
       return { level: 'error', text: MSG.pendingProcess };
     case 'invalid_date':
       return { level: 'error', text: MSG.newCycleInvalidDate };
+    case 'impossible_start':
+      return { level: 'error', text: `No se pudo iniciar el ciclo. ${decision.reason}` };
     case 'before_last_end':
       return { level: 'error', text: MSG.newCycleBeforeLastEnd(decision.latestFechaFin) };
   }

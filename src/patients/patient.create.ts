@@ -32,7 +32,7 @@ export interface NewPatientWithCycle {
 }
 
 /**
- * Inserts the patient and opens its first cycle; DocumentoTakenError when the documento_key is taken (the
+ * Inserts the patient and opens its first cycle; the DOCUMENTO_TAKEN domain error when the documento_key is taken (the
  * unique index decides). Returns the new ids.
  */
 export async function createPatientWithCycle(trx: Trx, input: NewPatientWithCycle): Promise<{ patientId: number; ingresoId: number }> {

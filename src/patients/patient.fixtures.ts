@@ -18,7 +18,8 @@ export function newPatientRow(overrides: Partial<PatientFields> = {}): NewPatien
     nombre: 'Ana',
     apellido: 'Prueba',
     tipo_documento: 'CC',
-    documento: `T${process.pid}-${counter}`,
+    // Already in its canonical form (decision 0030), so it is stored as given.
+    documento: `T${process.pid}X${counter}`,
     fecha_nacimiento: '1970-05-10',
     genero: 'F',
     departamento: 'SANTANDER',

@@ -3,6 +3,7 @@
 import { expressionBuilder, PostgresAdapter, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database, Executor } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { conflict } from '../shared/domain-error.js';
 import { mesCapita, mesFiltroRange } from '../ingresos/ingreso.rules.js';
 import { normalizeForSearch } from '../shared/text.js';
 import type { NewPatientRow, PatientRow, PatientUpdate } from './patient.table.js';
@@ -10,39 +11,51 @@ import type { NewPatientRow, PatientRow, PatientUpdate } from './patient.table.j
 /** Patients per list page (spec: 10 patients per page). */
 export const PAGE_SIZE = 10;
 
-/** Another patient already holds this documento (case ignored); also raised when the database refuses a race. */
-export class DocumentoTakenError extends Error {
-  override name = 'DocumentoTakenError';
-}
+/** Another patient already holds this documento; raised when the unique index refuses a race. */
+export const DOCUMENTO_TAKEN = 'patient.documento_taken';
 
 export async function findPatientById(db: Executor, id: number): Promise<PatientRow | undefined> {
   return db.selectFrom('patients').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Whether another patient (not `exceptId`) already has this documento_key. */
+/**
+ * Whether another patient (not `exceptId`) already has this documento_key, also as a colliding '<key>#<id>' still
+ * listed in documento_collisions (decision 0030).
+ */
 export async function isDocumentoKeyTaken(db: Executor, documentoKey: string, exceptId?: number): Promise<boolean> {
-  let q = db.selectFrom('patients').select('id').where('documento_key', '=', documentoKey);
+  let q = db
+    .selectFrom('patients')
+    .select('id')
+    .where((eb) =>
+      eb.or([
+        eb('documento_key', '=', documentoKey),
+        eb.and([
+          eb('id', 'in', eb.selectFrom('documento_collisions').select('patient_id').where('documento_key', '=', documentoKey)),
+          sql<SqlBool>`patients.documento_key = ${`${documentoKey}#`} || cast(patients.id as text)`,
+        ]),
+      ]),
+    );
   if (exceptId !== undefined) q = q.where('id', '<>', exceptId);
   return (await q.executeTakeFirst()) !== undefined;
 }
 
-/** Inserts a patient (derived columns included by the caller); DocumentoTakenError on a duplicate key. */
+/** Inserts a patient (derived columns included by the caller); the DOCUMENTO_TAKEN domain error on a duplicate key. */
 export async function insertPatient(db: Executor, row: NewPatientRow): Promise<number> {
   try {
     const inserted = await db.insertInto('patients').values(row).returning('id').executeTakeFirstOrThrow();
     return inserted.id;
   } catch (err) {
-    if (isUniqueViolation(err)) throw new DocumentoTakenError();
+    if (isUniqueViolation(err)) throw conflict(DOCUMENTO_TAKEN);
     throw err;
   }
 }
 
-/** Updates a patient; DocumentoTakenError when the new documento_key belongs to someone else. */
+/** Updates a patient; the DOCUMENTO_TAKEN domain error when the new documento_key belongs to someone else. */
 export async function updatePatient(db: Executor, id: number, changes: PatientUpdate): Promise<void> {
   try {
     await db.updateTable('patients').set(changes).where('id', '=', id).execute();
   } catch (err) {
-    if (isUniqueViolation(err)) throw new DocumentoTakenError();
+    if (isUniqueViolation(err)) throw conflict(DOCUMENTO_TAKEN);
     throw err;
   }
 }
@@ -270,6 +283,61 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
 
 function isSqlite(db: Executor): boolean {
   return !(db.getExecutor().adapter instanceof PostgresAdapter);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Documentos that collided when keys became canonical (migration 0040, decision 0030).
+
+export interface DocumentoCollisionRow {
+  documento_key: string;
+  id: number;
+  nombre: string;
+  apellido: string;
+  tipo_documento: string;
+  documento: string;
+}
+
+/**
+ * The patients of every collision group still unresolved: members whose key is still the group's (or its
+ * '<key>#<id>' form), in groups of two or more, ordered by key and id.
+ */
+export async function listDocumentoCollisions(db: Executor): Promise<DocumentoCollisionRow[]> {
+  const stillMember = sql<SqlBool>`(p.documento_key = c.documento_key or p.documento_key = c.documento_key || '#' || cast(p.id as text))`;
+  const open = db
+    .selectFrom('documento_collisions as c')
+    .innerJoin('patients as p', 'p.id', 'c.patient_id')
+    .select('c.documento_key')
+    .where(stillMember)
+    .groupBy('c.documento_key')
+    .having(sql<SqlBool>`count(*) >= 2`);
+  return db
+    .selectFrom('documento_collisions as c')
+    .innerJoin('patients as p', 'p.id', 'c.patient_id')
+    .select(['c.documento_key', 'p.id', 'p.nombre', 'p.apellido', 'p.tipo_documento', 'p.documento'])
+    .where(stillMember)
+    .where('c.documento_key', 'in', open)
+    .orderBy('c.documento_key')
+    .orderBy('p.id')
+    .execute();
+}
+
+/**
+ * The line written at start while collision groups remain (decision 0030): how many, and the patients' ids (never
+ * their names or documentos: logs hold no patient data). Returns the rows it found.
+ */
+export async function logDocumentoCollisions(
+  db: Executor,
+  log: { warn(obj: object, msg: string): void },
+): Promise<DocumentoCollisionRow[]> {
+  const rows = await listDocumentoCollisions(db);
+  if (rows.length > 0) {
+    const groups = new Set(rows.map((r) => r.documento_key)).size;
+    log.warn(
+      { patientIds: rows.map((r) => r.id) },
+      `${groups} documento(s) repetido(s) entre ${rows.length} pacientes registrados: un administrador debe resolverlos en /users/documentos/`,
+    );
+  }
+  return rows;
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import { parseId, readForm } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { createPatientWithCycle, pickAudited } from './patient.create.js';
 import {
-  DocumentoTakenError,
+  DOCUMENTO_TAKEN,
   findPatientById,
   findPeopleBornOn,
   isDocumentoKeyTaken,
@@ -19,7 +19,7 @@ import {
   setActiveIngresoFechaInicio,
   updatePatient,
 } from './patient.repository.js';
-import { documentoKey, patientDerivedColumns, similarPeople } from './patient.rules.js';
+import { documentoKey, keptDocumentoKey, patientDerivedColumns, similarPeople } from './patient.rules.js';
 import {
   FORM_MSG,
   PATIENT_FORM_FIELDS,
@@ -33,9 +33,15 @@ import { patientListPage, patientRecordPage } from './patient.pages.js';
 import { sendErrorPage } from '../web/errors.js';
 import { DEFAULT_DEPARTAMENTO } from './divipola.js';
 import { inTransaction } from '../db/transaction.js';
+import { conflict, isDomainError, notFound } from '../shared/domain-error.js';
 import { sendKeptPage } from '../web/cached-page.js';
 
 const pick = pickAudited;
+
+/** The patient was deleted while the form was being sent. */
+const PATIENT_GONE = 'patient.gone';
+/** The moved start of the ACTIVO cycle would fall before the end of the previous one (checked in the transaction). */
+const OVERLAPPING_CYCLE = 'patient.overlapping_cycle';
 
 /** Audit entries shown on the patient page (the full trail is at /users/audit/). */
 const HISTORY_LIMIT = 20;
@@ -108,7 +114,7 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
       });
     } catch (err) {
       // Another request took the documento between the check and the insert: the unique index refused it.
-      if (err instanceof DocumentoTakenError) return renderCreate(request, reply, form.values, { documento: FORM_MSG.documentoTaken });
+      if (isDomainError(err, DOCUMENTO_TAKEN)) return renderCreate(request, reply, form.values, { documento: FORM_MSG.documentoTaken });
       throw err;
     }
     return redirectWith(
@@ -169,7 +175,8 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
     const form = validatePatientForm(read.values, today(deps), read.errors);
     if (!form.ok) return renderDetail(request, reply, id, form);
     const input = form.patient;
-    if (await isDocumentoKeyTaken(db, documentoKey(input.documento), id)) {
+    const key = keptDocumentoKey(before, documentoKey(input.documento));
+    if (key === documentoKey(input.documento) && (await isDocumentoKeyTaken(db, key, id))) {
       return renderDetail(request, reply, id, { values: form.values, errors: { documento: FORM_MSG.documentoTaken } });
     }
     const at = clock.now();
@@ -177,12 +184,12 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
     try {
       await inTransaction(db, async (trx) => {
         const current = await findPatientById(trx, id);
-        if (!current) throw new PatientGoneError();
-        await updatePatient(trx, id, { ...input, ...patientDerivedColumns(input), updated_at: now });
+        if (!current) throw notFound(PATIENT_GONE);
+        await updatePatient(trx, id, { ...input, ...patientDerivedColumns(input), documento_key: key, updated_at: now });
         const changes: Record<string, unknown> = diffFields(pick(current), pick(input));
         if (form.fechaInicioPrograma !== null) {
           const latestFechaFin = await findLatestFechaFin(trx, id);
-          if (startsBeforeLastEnd(form.fechaInicioPrograma, latestFechaFin)) throw new OverlappingCycleError(latestFechaFin!);
+          if (startsBeforeLastEnd(form.fechaInicioPrograma, latestFechaFin)) throw conflict(OVERLAPPING_CYCLE, { latestFechaFin: latestFechaFin! });
           const moved = await setActiveIngresoFechaInicio(trx, id, form.fechaInicioPrograma, now);
           if (moved && moved.before !== form.fechaInicioPrograma) {
             changes.fecha_inicio_programa = [moved.before, form.fechaInicioPrograma];
@@ -210,30 +217,18 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
         });
       });
     } catch (err) {
-      if (err instanceof DocumentoTakenError) {
+      if (isDomainError(err, DOCUMENTO_TAKEN)) {
         return renderDetail(request, reply, id, { values: form.values, errors: { documento: FORM_MSG.documentoTaken } });
       }
-      if (err instanceof PatientGoneError) return reply.callNotFound();
-      if (err instanceof OverlappingCycleError) {
+      if (isDomainError(err, PATIENT_GONE)) return reply.callNotFound();
+      if (isDomainError<{ latestFechaFin: string }>(err, OVERLAPPING_CYCLE)) {
         return renderDetail(request, reply, id, {
           values: form.values,
-          errors: { fecha_inicio_programa: INGRESO_MSG.fechaInicioBeforeLastEnd(err.latestFechaFin) },
+          errors: { fecha_inicio_programa: INGRESO_MSG.fechaInicioBeforeLastEnd(err.details.latestFechaFin) },
         });
       }
       throw err;
     }
     return redirectWith(reply, `/patients/${id}/`, 'success', `Datos de ${input.nombre} ${input.apellido} guardados.`);
   });
-}
-
-class PatientGoneError extends Error {
-  override name = 'PatientGoneError';
-}
-
-/** The moved start of the ACTIVO cycle would fall before the end of the previous one (checked in the transaction). */
-class OverlappingCycleError extends Error {
-  override name = 'OverlappingCycleError';
-  constructor(readonly latestFechaFin: string) {
-    super('fecha_inicio_programa before the end of the previous cycle');
-  }
 }

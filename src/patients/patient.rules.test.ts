@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import {
   DECIMAL_MAX_HUNDREDTHS,
   editDistance,
@@ -15,7 +16,11 @@ import {
   TIPOS_DOCUMENTO,
   ZONAS,
   choiceValues,
+  BIRTH_MSG,
+  birthDateProblem,
+  collidingDocumentoKey,
   documentoKey,
+  documentoProblem,
   edad,
   imc,
   labelOf,
@@ -139,9 +144,88 @@ describe('limits and defaults', () => {
     assert.equal(MAX_LENGTHS.nombre, 100);
     assert.equal(MAX_LENGTHS.documento, 20);
   });
-  test('documentoKey trims and ignores case', () => {
-    assert.equal(documentoKey('  ab123 '), 'AB123');
-    assert.equal(documentoKey('AB123'), documentoKey('ab123'));
+});
+
+describe('documentoKey: one documento, however it is typed (decision 0030)', () => {
+  test('the variants that were registered as seven patients give one key', () => {
+    const variants = ['881234', '88\u200b1234', '88\u200c1234', '８８１２３４', '88 1234', '88-1234', '88.1234', ' 881234 ', '88\u00a01234', '88\u20131234', '\ufeff881234'];
+    for (const v of variants) assert.equal(documentoKey(v), '881234', JSON.stringify(v));
+  });
+  test('letters are upper-cased, full-width letters folded, distinct documents stay distinct', () => {
+    assert.equal(documentoKey('ab-123'), 'AB123');
+    assert.equal(documentoKey('ＡＢ１２３'), 'AB123');
+    assert.notEqual(documentoKey('881234'), documentoKey('881243'));
+    assert.notEqual(documentoKey('AB123'), documentoKey('AB1234'));
+  });
+  test('idempotent: the key of a key is itself', () => {
+    assert.equal(documentoKey(documentoKey(' 8８.1\u200b2-3 4 ')), documentoKey(' 8８.1\u200b2-3 4 '));
+  });
+
+  // What a person cannot tell apart: invisible characters, full-width forms, the separators people type, case.
+  const INVISIBLES = ['\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u200e', '\u200f', '\u180e', '\ufe0f'];
+  const SEPARATORS = [' ', '.', '-', '\u00a0', '\u2009', '\u3000', '\u2010', '\u2011', '\u2013', '\u2014', '\u2212', '\uff0e', '\uff0d', '\t'];
+  const fullWidth = (c: string) => (/[0-9A-Za-z]/.test(c) ? String.fromCharCode(c.charCodeAt(0) + 0xfee0) : c);
+  const glyph = fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split(''));
+  /** One way a person might type the documento `base`: each character in either case, half or full width, with noise around. */
+  const typing = (base: string[]) =>
+    fc
+      .tuple(
+        ...base.map(() =>
+          fc.record({
+            lower: fc.boolean(),
+            wide: fc.boolean(),
+            noise: fc.array(fc.constantFrom(...INVISIBLES, ...SEPARATORS), { maxLength: 2 }),
+          }),
+        ),
+      )
+      .map((choices) =>
+        base
+          .map((c, i) => {
+            const { lower, wide, noise } = choices[i]!;
+            const cased = lower ? c.toLowerCase() : c;
+            return noise.join('') + (wide ? fullWidth(cased) : cased);
+          })
+          .join(''),
+      );
+  test('property: any two typings that render the same to a person have the same key', () => {
+    fc.assert(
+      fc.property(
+        fc.array(glyph, { minLength: 1, maxLength: 12 }).chain((base) => fc.tuple(fc.constant(base.join('')), typing(base), typing(base))),
+        ([base, a, b]) => {
+          assert.equal(documentoKey(a), documentoKey(b));
+          assert.equal(documentoKey(a), base);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  test('documentoProblem: digits only for RC, TI and CC; ASCII letters and digits for CE, PA and PE; up to 20', () => {
+    assert.equal(documentoProblem('CC', '881234'), null);
+    assert.match(documentoProblem('CC', '88A1234')!, /solo puede tener dígitos/);
+    assert.match(documentoProblem('TI', 'X')!, /Tarjeta de identidad/);
+    assert.equal(documentoProblem('PA', 'AB123456'), null);
+    assert.match(documentoProblem('PA', 'AБ123')!, /letras sin tilde/);
+    assert.match(documentoProblem('CE', 'Ñ1')!, /letras sin tilde/);
+    assert.equal(documentoProblem('PE', '1'.repeat(20)), null);
+    assert.match(documentoProblem('PE', '1'.repeat(21))!, /Máximo 20/);
+    assert.equal(documentoProblem('CC', ''), 'Escriba el número del documento.');
+  });
+
+  test('collidingDocumentoKey cannot equal any canonical key', () => {
+    assert.equal(collidingDocumentoKey('881234', 7), '881234#7');
+    assert.notEqual(documentoKey(collidingDocumentoKey('881234', 7)), '881234');
+  });
+});
+
+describe('birthDateProblem', () => {
+  test('before today and at most 120 years ago', () => {
+    assert.equal(birthDateProblem('2026-11-23', '2026-11-24'), null);
+    assert.equal(birthDateProblem('2026-11-24', '2026-11-24'), BIRTH_MSG.notBeforeToday('2026-11-24'));
+    assert.equal(birthDateProblem('1906-11-24', '2026-11-24'), null);
+    assert.equal(birthDateProblem('1906-11-23', '2026-11-24'), BIRTH_MSG.tooOld('1906-11-24'));
+    assert.equal(birthDateProblem('1800-01-01', '2026-11-24'), BIRTH_MSG.tooOld('1906-11-24'));
+
   });
 });
 

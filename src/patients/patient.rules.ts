@@ -1,7 +1,7 @@
 // Pure rules of the patient record: choice lists (values exactly the specification's), field limits, and the
 // computed edad and IMC. No I/O; "today" is an argument.
 
-import { splitIsoDate } from '../shared/dates.js';
+import { addYears, formatDateEs, splitIsoDate } from '../shared/dates.js';
 import { normalizeForMatch, normalizeForSearch } from '../shared/text.js';
 
 export interface Choice<V extends string | number = string> {
@@ -114,12 +114,63 @@ export const DECIMAL_MAX_HUNDREDTHS = {
 /** 259783 pesos, used when valor_capita is left blank. */
 export const DEFAULT_VALOR_CAPITA_HUNDREDTHS = 25978300;
 
+// Characters nobody sees: format characters (zero-width space and joiners, BOM, bidi marks), controls, and the
+// other default-ignorable code points (variation selectors, soft hyphen…).
+const INVISIBLE = /[\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}]/gu;
+// What people type between groups of digits: any space, dots (after NFKC: '.', '·', '。'), and any dash or minus.
+const SEPARATORS = /[\s\p{Z}.\u00B7\u2027\u3002\uFF61\p{Pd}\u2212]/gu;
+
 /**
- * Key under which documento is unique (decisions §4: trimmed, case ignored). Store the trimmed documento as
- * typed and enforce uniqueness on this key.
+ * The canonical form of a documento (decision 0030): Unicode NFKC (full-width '８' → '8'), invisible characters
+ * removed, the separators people type (spaces, dots, hyphens) removed, letters upper-cased. Two documentos that
+ * look the same to a person have the same key; the unique index is on it, and new rows store it as documento.
  */
 export function documentoKey(documento: string): string {
-  return documento.trim().toUpperCase();
+  return documento.normalize('NFKC').replace(INVISIBLE, '').replace(SEPARATORS, '').toUpperCase();
+}
+
+/** Document types whose number holds only digits; the others (foreign documents, passports) letters and digits. */
+const NUMERIC_DOCUMENTOS: readonly TipoDocumento[] = ['RC', 'TI', 'CC'];
+
+export const DOCUMENTO_MSG = {
+  empty: 'Escriba el número del documento.',
+  digitsOnly: (tipo: string): string =>
+    `${tipo}: el número solo puede tener dígitos (los espacios, puntos y guiones se ignoran).`,
+  lettersAndDigits: (tipo: string): string =>
+    `${tipo}: el número solo puede tener letras sin tilde (A-Z) y dígitos (los espacios, puntos y guiones se ignoran).`,
+  tooLong: (max: number, length: number): string => `Máximo ${max} caracteres sin contar separadores (tiene ${length}).`,
+} as const;
+
+/**
+ * Whether a canonical documento (documentoKey's result) can be a document of the type: numeric types (RC, TI, CC)
+ * hold digits only, CE, PA and PE ASCII letters and digits; 1 to 20 characters. A Spanish message, or null.
+ */
+export function documentoProblem(tipo: TipoDocumento, key: string): string | null {
+  if (key === '') return DOCUMENTO_MSG.empty;
+  const label = labelOf(TIPOS_DOCUMENTO, tipo);
+  if (NUMERIC_DOCUMENTOS.includes(tipo)) {
+    if (!/^[0-9]+$/.test(key)) return DOCUMENTO_MSG.digitsOnly(label);
+  } else if (!/^[A-Z0-9]+$/.test(key)) {
+    return DOCUMENTO_MSG.lettersAndDigits(label);
+  }
+  if (key.length > MAX_LENGTHS.documento) return DOCUMENTO_MSG.tooLong(MAX_LENGTHS.documento, key.length);
+  return null;
+}
+
+/**
+ * The key of a patient whose documento collided with an older patient's when keys became canonical (migration
+ * 0040): the canonical key, '#', the patient's id. It stays unique until staff resolve the pair (decision 0030).
+ */
+export function collidingDocumentoKey(key: string, patientId: number): string {
+  return `${key}#${patientId}`;
+}
+
+/**
+ * The key to store when a patient is saved with the canonical documento `key`: a patient still listed as colliding
+ * keeps its '<key>#<id>' while its documento stays the same (so its other fields can be corrected meanwhile).
+ */
+export function keptDocumentoKey(current: { id: number; documento_key: string }, key: string): string {
+  return current.documento_key === collidingDocumentoKey(key, current.id) ? current.documento_key : key;
 }
 
 /**
@@ -138,6 +189,24 @@ export function patientDerivedColumns(p: { nombre: string; apellido: string; doc
     apellido_norm: normalizeForSearch(p.apellido),
     nombre_norm: normalizeForSearch(p.nombre),
   };
+}
+
+/** The oldest a patient can be: a birth date at most this many years before today (decision 0031). */
+export const BIRTH_MAX_YEARS = 120;
+
+export const BIRTH_MSG = {
+  notBeforeToday: (today: string): string =>
+    `La fecha de nacimiento debe ser anterior a hoy (${formatDateEs(today)}).`,
+  tooOld: (oldest: string): string =>
+    `La fecha de nacimiento no puede ser de hace más de ${BIRTH_MAX_YEARS} años (la más antigua aceptada es el ${formatDateEs(oldest)}).`,
+} as const;
+
+/** Why a (real calendar) birth date cannot be, or null: it must be before today and at most 120 years ago. */
+export function birthDateProblem(fechaNacimiento: string, today: string): string | null {
+  if (fechaNacimiento >= today) return BIRTH_MSG.notBeforeToday(today);
+  const oldest = addYears(today, -BIRTH_MAX_YEARS);
+  if (fechaNacimiento < oldest) return BIRTH_MSG.tooOld(oldest);
+  return null;
 }
 
 /**

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FORM_MSG, listUrl, parseListQuery, patientFormValues, validatePatientForm } from './patient.schema.js';
+import { CYCLE_START_MSG } from '../ingresos/ingreso.rules.js';
+import { BIRTH_MSG } from './patient.rules.js';
 
 describe('parseListQuery', () => {
   test('defaults', () => {
@@ -33,7 +35,7 @@ describe('listUrl', () => {
 });
 
 const VALID: Record<string, string> = {
-  nombre: ' Ana ', apellido: 'Ríos', tipo_documento: 'cc', documento: ' 123abc ', fecha_nacimiento: '1980-01-31', genero: 'F',
+  nombre: ' Ana ', apellido: 'Ríos', tipo_documento: 'cc', documento: ' 1.098.765-432 ', fecha_nacimiento: '1980-01-31', genero: 'F',
   departamento: 'santander', ciudad: 'san gil', zona: 'Urbana', telefono: '607', celular: '300', estado_civil: 'union libre',
   entidad_salud: 'ENTITY_A', estrato: ' 2 ', peso: '70,5', altura: '1.6', perimetro_abdominal: '', cuello: '', medico_remitente: 'Dr',
   especialidad: 'ORL', diagnostico_clinico: 'G47.3', programa: 'programa aos', valor_capita: '', fecha_inicio_programa: '',
@@ -44,7 +46,7 @@ describe('validatePatientForm', () => {
     const r = validatePatientForm(VALID, '2026-11-22');
     assert.ok(r.ok);
     assert.equal(r.patient.nombre, 'Ana');
-    assert.equal(r.patient.documento, '123abc');
+    assert.equal(r.patient.documento, '1098765432', 'stored in its canonical form');
     assert.equal(r.patient.tipo_documento, 'CC');
     assert.equal(r.patient.estado_civil, 'UNIÓN LIBRE');
     assert.equal(r.patient.ciudad, 'SAN GIL');
@@ -56,11 +58,57 @@ describe('validatePatientForm', () => {
     assert.equal(r.fechaInicioPrograma, null);
     assert.equal(r.values.estado_civil, 'UNIÓN LIBRE');
   });
-  test('birth date today is fine, tomorrow is not', () => {
-    assert.ok(validatePatientForm({ ...VALID, fecha_nacimiento: '2026-11-22' }, '2026-11-22').ok);
-    const r = validatePatientForm({ ...VALID, fecha_nacimiento: '2026-11-23' }, '2026-11-22');
+  test('a birth date must be before today and at most 120 years ago, each with its own message', () => {
+    assert.ok(validatePatientForm({ ...VALID, fecha_nacimiento: '2026-11-21' }, '2026-11-22').ok);
+    assert.ok(validatePatientForm({ ...VALID, fecha_nacimiento: '1906-11-22' }, '2026-11-22').ok);
+    for (const [fecha, message] of [
+      ['2026-11-22', BIRTH_MSG.notBeforeToday('2026-11-22')],
+      ['2026-11-23', BIRTH_MSG.notBeforeToday('2026-11-22')],
+      ['1906-11-21', BIRTH_MSG.tooOld('1906-11-22')],
+      ['1800-01-01', BIRTH_MSG.tooOld('1906-11-22')],
+      ['1980-02-30', FORM_MSG.date],
+    ] as const) {
+      const r = validatePatientForm({ ...VALID, fecha_nacimiento: fecha }, '2026-11-22');
+      assert.ok(!r.ok, fecha);
+      assert.equal(r.errors.fecha_nacimiento, message, fecha);
+    }
+    const r = validatePatientForm({ ...VALID, fecha_nacimiento: '1800-01-01' }, '2026-11-22');
     assert.ok(!r.ok);
-    assert.equal(r.errors.fecha_nacimiento, FORM_MSG.birthFuture);
+    assert.match(r.errors.fecha_nacimiento!, /más de 120 años/);
+  });
+  test('the start of the first cycle: not after today, not before the birth date', () => {
+    assert.ok(validatePatientForm({ ...VALID, fecha_inicio_programa: '2026-11-22' }, '2026-11-22').ok);
+    const future = validatePatientForm({ ...VALID, fecha_inicio_programa: '2030-01-01' }, '2026-11-22');
+    assert.ok(!future.ok);
+    assert.equal(future.errors.fecha_inicio_programa, CYCLE_START_MSG.future('2026-11-22'));
+    const beforeBirth = validatePatientForm({ ...VALID, fecha_inicio_programa: '1980-01-30' }, '2026-11-22');
+    assert.ok(!beforeBirth.ok);
+    assert.equal(beforeBirth.errors.fecha_inicio_programa, CYCLE_START_MSG.beforeBirth('1980-01-31'));
+  });
+  test('documento: refused beside the field when it cannot be a document of its type', () => {
+    const cases: [tipo: string, documento: string, ok: boolean][] = [
+      ['CC', '88 1234', true],
+      ['CC', '８８１２３４', true],
+      ['CC', '88A1234', false],
+      ['TI', '1234-567', true],
+      ['RC', 'ABC', false],
+      ['PA', 'ab 123456', true],
+      ['CE', 'E-12345', true],
+      ['PE', 'Ñ12345', false],
+      ['PA', '12345/6', false],
+      ['CC', '...', false],
+      ['CC', '1'.repeat(21), false],
+      ['CC', '1.234.567.890.123.456.789.01', false],
+      ['CC', '12.345.678.901.234.567', true],
+    ];
+    for (const [tipo, documento, ok] of cases) {
+      const r = validatePatientForm({ ...VALID, tipo_documento: tipo, documento }, '2026-11-22');
+      assert.equal(r.ok, ok, `${tipo} ${documento}`);
+      if (!r.ok) assert.ok(r.errors.documento, `${tipo} ${documento}: message beside the field`);
+    }
+    const r = validatePatientForm({ ...VALID, tipo_documento: 'CC', documento: '88A1234' }, '2026-11-22');
+    assert.ok(!r.ok);
+    assert.match(r.errors.documento!, /solo puede tener dígitos/);
   });
   test('lengths count characters, not UTF-16 units', () => {
     assert.ok(validatePatientForm({ ...VALID, nombre: '😀'.repeat(100) }, '2026-11-22').ok);

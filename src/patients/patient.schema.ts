@@ -1,7 +1,8 @@
 // The patient form and the list query parameters: raw request input → validated values or field errors.
 
 import { parseMesFiltro } from '../ingresos/ingreso.rules.js';
-import { parseIsoDate } from '../shared/dates.js';
+import { cycleStartProblem } from '../ingresos/ingreso.rules.js';
+import { parseCalendarDate, parseIsoDate } from '../shared/dates.js';
 import { formatHundredths, parseDecimalHundredths } from '../shared/decimal.js';
 import { listUrl, queryValue } from '../web/form.js';
 import { DEFAULT_DEPARTAMENTO, matchCiudad, matchDepartamento } from './divipola.js';
@@ -17,6 +18,9 @@ import {
   PROGRAMAS,
   TIPOS_DOCUMENTO,
   ZONAS,
+  birthDateProblem,
+  documentoKey,
+  documentoProblem,
   matchChoice,
   type Choice,
 } from './patient.rules.js';
@@ -91,7 +95,6 @@ export const FORM_MSG = {
   diagnostico: 'El único diagnóstico permitido es G47.3 (Apnea del Sueño).',
   estrato: 'El estrato debe ser un número del 1 al 6.',
   date: 'Ingrese una fecha válida (AAAA-MM-DD).',
-  birthFuture: 'La fecha de nacimiento no puede ser posterior a hoy.',
   departamento: 'Seleccione un departamento de Colombia de la lista.',
   ciudad: (departamento: string): string => `Seleccione un municipio de ${departamento}.`,
   ciudadNeedsDepartamento: 'Primero elija un departamento válido.',
@@ -164,9 +167,23 @@ export function validatePatientForm(
   const nombre = text('nombre');
   const apellido = text('apellido');
   const tipo_documento = choice('tipo_documento', TIPOS_DOCUMENTO);
-  const documento = text('documento');
-  const fecha_nacimiento = date('fecha_nacimiento', true);
-  if (fecha_nacimiento !== null && fecha_nacimiento > today) fail('fecha_nacimiento', FORM_MSG.birthFuture);
+  // Stored in its canonical form (decision 0030): what a person sees, without separators or invisible characters.
+  let documento = '';
+  if (values.documento.trim() === '') fail('documento', FORM_MSG.required);
+  else {
+    documento = documentoKey(values.documento);
+    const problem = tipo_documento === null ? null : documentoProblem(tipo_documento, documento);
+    if (problem !== null) fail('documento', problem);
+  }
+  // A real calendar date of any year, so a birth date 200 years ago is told why it is refused (decision 0031).
+  let fecha_nacimiento: string | null = null;
+  if (values.fecha_nacimiento.trim() === '') fail('fecha_nacimiento', FORM_MSG.required);
+  else {
+    const d = parseCalendarDate(values.fecha_nacimiento);
+    const problem = d === null ? FORM_MSG.date : birthDateProblem(d, today);
+    if (problem !== null) fail('fecha_nacimiento', problem);
+    else fecha_nacimiento = d;
+  }
   const genero = choice('genero', GENEROS);
 
   let departamento: string | null = DEFAULT_DEPARTAMENTO;
@@ -200,6 +217,10 @@ export function validatePatientForm(
   const programa = choice('programa', PROGRAMAS);
   const valor_capita = decimal('valor_capita', DEFAULT_VALOR_CAPITA_HUNDREDTHS);
   const fechaInicioPrograma = date('fecha_inicio_programa', false);
+  if (fechaInicioPrograma !== null) {
+    const problem = cycleStartProblem(fechaInicioPrograma, today, fecha_nacimiento);
+    if (problem !== null) fail('fecha_inicio_programa', problem);
+  }
 
   if (
     Object.keys(errors).length > 0 ||

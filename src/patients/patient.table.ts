@@ -6,7 +6,10 @@ export interface PatientsTable {
   apellido: string;
   tipo_documento: string;
   documento: string;
-  /** documento trimmed and upper-cased: the uniqueness key. */
+  /**
+   * documentoKey(documento), the uniqueness key (decision 0030); '<key>#<id>' for a patient whose documento
+   * collided with an older patient's when keys became canonical, until staff resolve it (documento_collisions).
+   */
   documento_key: string;
   fecha_nacimiento: string;
   genero: string;
@@ -51,8 +54,15 @@ export interface PatientActiveCountsTable {
   n: ColumnType<number, never, never>;
 }
 
+/** The patients whose documentos collided when keys became canonical (migration 0040), by their shared key. */
+export interface DocumentoCollisionsTable {
+  patient_id: number;
+  documento_key: string;
+}
+
 export interface PatientTables {
   patients: PatientsTable;
+  documento_collisions: DocumentoCollisionsTable;
   patient_active_counts: PatientActiveCountsTable;
 }
 

@@ -2,6 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   addDays,
+  addYears,
+  parseCalendarDate,
   addMonthsToMonthStart,
   daysInMonth,
   formatDateEs,
@@ -219,5 +221,20 @@ describe('formatDateTimeEs', () => {
       const p = Object.fromEntries(f.formatToParts(at).map((x) => [x.type, x.value]));
       assert.equal(formatDateTimeEs(at, zone), `${p.day}/${p.month}/${p.year} ${p.hour}:${p.minute}`, `${at.toISOString()} in ${zone}`);
     }
+  });
+});
+
+describe('addYears and parseCalendarDate', () => {
+  test('the same day n years away; 29 February becomes 28 February in a common year', () => {
+    assert.equal(addYears('2026-11-24', -120), '1906-11-24');
+    assert.equal(addYears('2024-02-29', -1), '2023-02-28');
+    assert.equal(addYears('2024-02-29', -4), '2020-02-29');
+  });
+  test('parseCalendarDate accepts real days of any year, parseIsoDate only 1900..2100', () => {
+    assert.equal(parseCalendarDate('1800-01-01'), '1800-01-01');
+    assert.equal(parseCalendarDate('1800-02-29'), null, '1800 was not a leap year');
+    assert.equal(parseCalendarDate('0000-01-01'), null);
+    assert.equal(parseCalendarDate('01/01/1800'), null);
+    assert.equal(parseIsoDate('1800-01-01'), null);
   });
 });

@@ -42,13 +42,25 @@ export function toIsoDate({ year, month, day }: YearMonthDay): string {
  * year in 1900..2100. Returns the canonical string, or null for anything else.
  */
 export function parseIsoDate(input: string): string | null {
+  const date = parseCalendarDate(input);
+  if (date === null) return null;
+  const year = Number(date.slice(0, 4));
+  return year < MIN_YEAR || year > MAX_YEAR ? null : date;
+}
+
+/**
+ * 'YYYY-MM-DD' that is a real calendar day of any year 0001..9999, or null. For rules that must say why a real
+ * date is refused (a birth date 200 years ago is a date, just not a possible one); store only what parseIsoDate
+ * or a narrower rule accepts.
+ */
+export function parseCalendarDate(input: string): string | null {
   if (typeof input !== 'string') return null;
   const m = ISO_DATE.exec(input.trim());
   if (!m) return null;
   const year = Number(m[1]);
   const month = Number(m[2]);
   const day = Number(m[3]);
-  if (year < MIN_YEAR || year > MAX_YEAR) return null;
+  if (year < 1) return null;
   if (month < 1 || month > 12) return null;
   if (day < 1 || day > daysInMonth(year, month)) return null;
   return toIsoDate({ year, month, day });
@@ -183,6 +195,14 @@ export function addDays(date: string, days: number): string {
   // Date.UTC is only used as a day counter here; no zone is involved.
   const d = new Date(Date.UTC(year, month - 1, day + days));
   return toIsoDate({ year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() });
+}
+
+/** The same day `years` years later (or earlier); 29 February becomes 28 February in a common year. */
+export function addYears(date: string, years: number): string {
+  if (!Number.isInteger(years)) throw new RangeError(`years must be an integer: ${years}`);
+  const { year, month, day } = splitIsoDate(date);
+  const y = year + years;
+  return toIsoDate({ year: y, month, day: Math.min(day, daysInMonth(y, month)) });
 }
 
 /** Display form 'dd/mm/aaaa'. Anything that is not a well-formed date is returned unchanged (never throws). */

@@ -6,10 +6,13 @@ import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { requireAdmin } from '../web/guard.js';
 import { hashPassword } from './password.js';
 import { listUsers, resetPassword, setUserActive, type UserListRow } from './user-admin.repository.js';
-import { findUserById, insertUser, UsernameTakenError } from './user.repository.js';
+import { isDomainError } from '../shared/domain-error.js';
+import { findUserById, insertUser, USERNAME_TAKEN } from './user.repository.js';
 import { validatePassword, validateUsername } from './user.rules.js';
 import { UserDetailPage, UsersPage } from './views/users.page.js';
 import { inTransaction } from '../db/transaction.js';
+import { listDocumentoCollisions } from '../patients/patient.repository.js';
+import { DocumentoCollisionsPage } from '../patients/views/collisions.page.js';
 
 export const USER_MSG = {
   created: (u: string) => `Se creó el usuario ${u}.`,
@@ -48,6 +51,11 @@ export async function userAdminRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/', admin, async (request, reply) => renderList(request, reply, {}, {}));
 
+  // Patients whose documentos collided when keys became canonical (decision 0030); rendered per request.
+  app.get('/documentos/', admin, async (request, reply) =>
+    sendPage(reply, <DocumentoCollisionsPage ctx={pageContext(request, reply)} rows={await listDocumentoCollisions(db)} />),
+  );
+
   app.post('/create/', admin, async (request, reply) => {
     const { values, errors } = readForm(request.body, ['username', 'password', 'password2', 'is_admin']);
     const username = values.username!.trim();
@@ -79,7 +87,7 @@ export async function userAdminRoutes(app: FastifyInstance): Promise<void> {
         });
       });
     } catch (err) {
-      if (err instanceof UsernameTakenError) return renderList(request, reply, kept, { username: USER_MSG.taken });
+      if (isDomainError(err, USERNAME_TAKEN)) return renderList(request, reply, kept, { username: USER_MSG.taken });
       throw err;
     }
     return redirectWith(reply, '/users/', 'success', USER_MSG.created(username));

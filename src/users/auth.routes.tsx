@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../audit/audit.repository.js';
+import { conflict, isDomainError } from '../shared/domain-error.js';
 import type { FieldErrors } from '../web/fields.js';
 import { hasErrors, queryValue, readForm } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
@@ -16,7 +17,7 @@ import {
   recordLogin,
   recordLoginFailure,
   updatePasswordHash,
-  UsernameTakenError,
+  USERNAME_TAKEN,
 } from './user.repository.js';
 import { charCount, isLocked, safeNext, USERNAME_MAX, PASSWORD_MAX, validatePassword, validateUsername } from './user.rules.js';
 import { LoginPage, LogoutPage, SetupPage } from './views/login.page.js';
@@ -77,7 +78,7 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
             requestId: String(request.id),
           });
         });
-        if (isLocked(await recentLoginFailures(db, username, now), now)) return again(429, { _form: LOCKED });
+        // Failures 1 to 5 get the form again; the lock answers the attempts after them (decisions §2).
         return again(200, { _form: BAD_CREDENTIALS });
       }
       await startSession(request, reply, user.id);
@@ -128,13 +129,13 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
     let userId: number;
     try {
       userId = await inTransaction(db, async (trx) => {
-        if ((await countUsers(trx)) > 0) throw new UsernameTakenError(username);
+        if ((await countUsers(trx)) > 0) throw conflict(USERNAME_TAKEN, { username });
         const id = await insertUser(trx, { username, passwordHash, isAdmin: true, now: now.toISOString() });
         await recordAudit(trx, { at: now, actor: { id, username }, action: 'user.create', entityType: 'user', entityId: id, changes: { username: [null, username], is_admin: [null, true] }, requestId: String(request.id) });
         return id;
       });
     } catch (err) {
-      if (err instanceof UsernameTakenError) return reply.callNotFound();
+      if (isDomainError(err, USERNAME_TAKEN)) return reply.callNotFound();
       throw err;
     }
     await startSession(request, reply, userId);

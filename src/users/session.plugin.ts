@@ -58,6 +58,9 @@ export async function startSession(request: FastifyRequest, reply: FastifyReply,
     userAgent: (request.headers['user-agent'] ?? '').slice(0, 300) || null,
   });
   reply.setCookie(SESSION_COOKIE, token, sessionCookieOptions(config.isProduction));
+  // The tokens of the pages seen before login stop working: a new CSRF secret, bound to the new session.
+  request.sessionIdHash = hashId(token);
+  reply.renewCsrfSecret();
 }
 
 export async function endSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -65,4 +68,5 @@ export async function endSession(request: FastifyRequest, reply: FastifyReply): 
   request.user = null;
   request.sessionIdHash = null;
   clearSessionCookie(reply);
+  reply.renewCsrfSecret();
 }

@@ -1,11 +1,10 @@
 import type { Executor } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { conflict } from '../shared/domain-error.js';
 import { LOCK_FAILURES, LOCK_WINDOW_MS, usernameKey } from './user.rules.js';
 
-/** Raised when a user name is already taken (also when two requests race for it). */
-export class UsernameTakenError extends Error {
-  override name = 'UsernameTakenError';
-}
+/** The domain error raised when a user name is already taken (also when two requests race for it). */
+export const USERNAME_TAKEN = 'user.username_taken';
 
 export async function findUserByUsername(db: Executor, username: string) {
   return db.selectFrom('users').selectAll().where('username_key', '=', usernameKey(username)).executeTakeFirst();
@@ -27,7 +26,7 @@ export async function insertUser(
   db: Executor,
   user: { username: string; passwordHash: string; isAdmin: boolean; now: string },
 ): Promise<number> {
-  if (await findUserByUsername(db, user.username)) throw new UsernameTakenError(user.username);
+  if (await findUserByUsername(db, user.username)) throw conflict(USERNAME_TAKEN, { username: user.username });
   try {
     const row = await db
       .insertInto('users')
@@ -44,7 +43,7 @@ export async function insertUser(
       .executeTakeFirstOrThrow();
     return row.id;
   } catch (err) {
-    if (isUniqueViolation(err)) throw new UsernameTakenError(user.username);
+    if (isUniqueViolation(err)) throw conflict(USERNAME_TAKEN, { username: user.username });
     throw err;
   }
 }

@@ -48,6 +48,8 @@ declare module 'fastify' {
     takeMessages(): Message[];
     /** The CSRF token for the forms of the page being rendered (one per CSRF secret, reused). */
     pageCsrfToken(): string;
+    /** Replaces the CSRF secret with a new one bound to the request's current session (login, logout). */
+    renewCsrfSecret(): void;
   }
 }
 

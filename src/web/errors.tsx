@@ -38,6 +38,11 @@ const CSRF_TEXT =
   'Suele pasar cuando la página estuvo abierta mucho tiempo o se envió desde otro sitio. ' +
   'Vuelva a la página, recárguela e intente de nuevo.';
 
+/** The 403 page of a refused CSRF check: a bad token, or a request from another site. Nothing was changed. */
+export function sendCsrfRefusal(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendErrorPage(request, reply, 403, { text: CSRF_TEXT });
+}
+
 export function sendErrorPage(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -110,7 +115,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
-      return sendErrorPage(request, reply, 403, { text: CSRF_TEXT });
+      return sendCsrfRefusal(request, reply);
     }
     // A multipart body (the spreadsheet upload) that ends early or breaks its own format: the request's fault.
     if (!error.statusCode && MALFORMED_MULTIPART.test(error.message)) {

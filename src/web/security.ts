@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import helmet, { type HelmetOptions } from 'helmet';
-import { sendErrorPage } from './errors.js';
+import { sendCsrfRefusal, sendErrorPage } from './errors.js';
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -28,6 +28,8 @@ export const securityPlugin = fp(async (app: FastifyInstance) => {
     },
     hsts: config.isProduction ? { maxAge: 31_536_000, includeSubDomains: true } : false,
     referrerPolicy: { policy: 'same-origin' },
+    // As strict as the CSP's frame-ancestors 'none', for browsers that only read this header.
+    xFrameOptions: { action: 'deny' },
     crossOriginEmbedderPolicy: false,
   });
   app.addHook('onRequest', (_request, reply, done) => {
@@ -37,19 +39,29 @@ export const securityPlugin = fp(async (app: FastifyInstance) => {
 
   if (config.isProduction) {
     const allowed = new Set(config.allowedHosts);
-    const trusted = new Set(config.trustedOrigins);
     app.addHook('onRequest', async (request, reply) => {
       const host = (request.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
       if (!allowed.has(host)) return sendErrorPage(request, reply, 400, { text: 'Host no permitido.' });
-      if (UNSAFE.has(request.method)) {
-        const origin = request.headers.origin;
-        const own = `${request.protocol}://${request.headers.host ?? ''}`;
-        if (origin !== undefined && origin !== own && !trusted.has(origin)) {
-          return sendErrorPage(request, reply, 403, { text: 'Origen no permitido para esta solicitud.' });
-        }
-      }
     });
   }
+
+  // Every unsafe request, in every environment, comes from this site or a trusted origin (decision 0032).
+  const trusted = new Set(config.trustedOrigins.map((o) => originOf(o) ?? o.toLowerCase()));
+  app.addHook('onRequest', async (request, reply) => {
+    if (!UNSAFE.has(request.method)) return;
+    const own = originOf(`${request.protocol}://${request.headers.host ?? ''}`) ?? '';
+    const verdict = judgeRequestOrigin(
+      {
+        origin: headerText(request.headers.origin),
+        referer: headerText(request.headers.referer),
+        secFetchSite: headerText(request.headers['sec-fetch-site']),
+        https: request.protocol === 'https',
+      },
+      own,
+      trusted,
+    );
+    if (verdict !== 'ok') return sendCsrfRefusal(request, reply);
+  });
 
   app.addHook('onSend', async (request, reply, payload) => {
     if (!request.url.startsWith('/static/')) reply.header('Cache-Control', 'no-store');
@@ -76,4 +88,46 @@ export function helmetHeaders(options: HelmetOptions): Record<string, string> {
     if (err) throw err;
   });
   return headers;
+}
+
+const headerText = (value: string | string[] | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
+
+export interface RequestOrigin {
+  origin: string | undefined;
+  referer: string | undefined;
+  secFetchSite: string | undefined;
+  /** Whether the request arrived over HTTPS (as the proxy reports it when trusted). */
+  https: boolean;
+}
+
+/**
+ * Whether an unsafe request may proceed, as Django's CSRF middleware decides it (or stricter): the `Origin` must
+ * be this site's own origin or a trusted one (`null` never is); without `Origin`, the `Referer`'s origin must be;
+ * over HTTPS one of the two is required. A browser that says `Sec-Fetch-Site: cross-site` is refused unless the
+ * origin is trusted. Requests without any of these headers (not a browser) rely on the CSRF token alone.
+ */
+export function judgeRequestOrigin(r: RequestOrigin, ownOrigin: string, trusted: ReadonlySet<string>): 'ok' | 'refused' {
+  const accepted = (origin: string) => origin === ownOrigin || trusted.has(origin);
+  let origin: string | null = null;
+  if (r.origin !== undefined) {
+    origin = originOf(r.origin.trim());
+    if (origin === null || !accepted(origin)) return 'refused';
+  } else if (r.referer !== undefined) {
+    origin = originOf(r.referer);
+    if (origin === null || !accepted(origin)) return 'refused';
+  } else if (r.https) {
+    return 'refused';
+  }
+  if (r.secFetchSite?.trim().toLowerCase() === 'cross-site' && (origin === null || !trusted.has(origin))) return 'refused';
+  return 'ok';
+}
+
+/** 'https://host:port' of a URL (default port left out), lower-cased, or null when it is not an http(s) URL. */
+function originOf(url: string): string | null {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin.toLowerCase() : null;
+  } catch {
+    return null;
+  }
 }

@@ -24,8 +24,8 @@ test('a person imports the clinic spreadsheet: a bad file first, then the previe
   await page.getByRole('alert').filter({ hasText: 'Solo se aceptan archivos .csv o .xlsx' }).waitFor();
 
   const file = csvFile([...IMPORT_FIELDS], [
-    patientRow({ nombre: 'Gloria', apellido: 'Navegador', documento: 'BRW-1001', fecha_nacimiento: '03/04/1966' }),
-    patientRow({ nombre: 'Mario', apellido: 'Navegador', documento: 'BRW-1002', zona: 'LUNAR' }),
+    patientRow({ nombre: 'Gloria', apellido: 'Navegador', documento: '9001001', fecha_nacimiento: '03/04/1966' }),
+    patientRow({ nombre: 'Mario', apellido: 'Navegador', documento: '9001002', zona: 'LUNAR' }),
   ]);
   await page.getByLabel(/^Archivo/).setInputFiles({ name: 'clinica.csv', mimeType: 'text/csv', buffer: file });
   await page.getByRole('button', { name: 'Revisar el archivo' }).click();

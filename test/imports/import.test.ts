@@ -11,7 +11,8 @@ import { confirmFields, countIn, csvFile, multipartBody, patientRow, uploadFile,
 let ctx: TestContext;
 let client: TestClient;
 let seq = 0;
-const doc = (p = 'IMP') => `${p}${process.pid % 10000}-${++seq}`;
+// Digits only, as a cédula (CC) holds since decision 0030, and so already canonical: stored as generated.
+const doc = (p = '1') => `${p}${String(process.pid % 100000).padStart(5, '0')}${String(++seq).padStart(3, '0')}`;
 
 before(async () => {
   ctx = await createTestContext();
@@ -109,8 +110,8 @@ describe('POST /patients/import/ and /confirm/', () => {
   });
 
   test('XLSX with date and number cells; row errors shown beside their cell; invalid rows skipped', async () => {
-    const d1 = doc('XL');
-    const d2 = doc('XL');
+    const d1 = doc('2');
+    const d2 = doc('2');
     const header = [...IMPORT_FIELDS];
     const row = (o: Record<string, string | number | Date>) => header.map((f) => (f in o ? o[f]! : patientRow()[f]!));
     const file = await xlsxFile(header, [
@@ -124,7 +125,7 @@ describe('POST /patients/import/ and /confirm/', () => {
     const bad = /<tr data-import-line="3"[\s\S]*?<\/tr>/.exec(preview.body)![0];
     assert.match(bad, /data-import-status="omitir"/);
     assert.match(bad, /data-field="genero" aria-invalid="true">X<span class="field-error error">Seleccione una opción de la lista\.<\/span>/);
-    assert.match(decodeEntities(bad), /no puede ser posterior a hoy/);
+    assert.match(decodeEntities(bad), /debe ser anterior a hoy/);
     const done = await client.post('/patients/import/confirm/', confirmFields(preview.body));
     assert.equal(done.status, 302);
     const sara = (await byDocumento(d1))!;
@@ -135,12 +136,12 @@ describe('POST /patients/import/ and /confirm/', () => {
   });
 
   test('duplicates: the same documento twice in the file, one already stored, and a similar person born the same day', async () => {
-    const stored = await createPatient(ctx.db, { nombre: 'Hernán', apellido: 'Vargas Lleras', fecha_nacimiento: '1955-09-09' });
-    const d1 = doc('DU');
-    const d2 = doc('DU');
+    const stored = await createPatient(ctx.db, { nombre: 'Hernán', apellido: 'Vargas Lleras', fecha_nacimiento: '1955-09-09', documento: doc('5') });
+    const d1 = doc('3');
+    const d2 = doc('3');
     const file = csvFile([...IMPORT_FIELDS], [
       patientRow({ documento: d1, nombre: 'Uno', apellido: 'Archivo' }),
-      patientRow({ documento: ` ${d1.toLowerCase()} `, nombre: 'Dos', apellido: 'Archivo' }),
+      patientRow({ documento: ` ${d1.slice(0, 3)}.${d1.slice(3, 6)}.${d1.slice(6)} `, nombre: 'Dos', apellido: 'Archivo' }),
       patientRow({ documento: stored.documento, nombre: 'Tres', apellido: 'Archivo' }),
       patientRow({ documento: d2, nombre: 'hernan', apellido: 'Lleras Vargas', fecha_nacimiento: '1955-09-09' }),
     ], { encoding: 'utf8' });
@@ -166,8 +167,8 @@ describe('POST /patients/import/ and /confirm/', () => {
   });
 
   test('a confirm that fails part-way writes nothing, and the preview can be confirmed again', async () => {
-    const d1 = doc('TX');
-    const d2 = doc('TX');
+    const d1 = doc('4');
+    const d2 = doc('4');
     const file = csvFile([...IMPORT_FIELDS], [patientRow({ documento: d1, nombre: 'Antes' }), patientRow({ documento: d2, nombre: 'Fallaimport' })], { encoding: 'utf8' });
     const preview = await uploadFile(ctx, client, 'falla.csv', file);
     assert.equal(countIn(preview.body, 'crear'), 2);

@@ -8,6 +8,8 @@ import * as dashboardPerformance from './20261122_0021_dashboard_performance.js'
 import * as counterLockOrder from './20261123_0022_counter_lock_order.js';
 import * as examRecordsVersion from './20261123_0023_exam_records_version.js';
 import * as tableVersions from './20261125_0030_table_versions.js';
+import * as documentoCanonicalKey from './20261125_0040_documento_canonical_key.js';
+import * as datesWithinTheirCycle from './20261125_0041_dates_within_their_cycle.js';
 import * as patientImport from './20261125_0060_patient_import.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
@@ -21,5 +23,7 @@ export const migrations: Record<string, Migration> = {
   '20261123_0022_counter_lock_order': counterLockOrder,
   '20261123_0023_exam_records_version': examRecordsVersion,
   '20261125_0030_table_versions': tableVersions,
+  '20261125_0040_documento_canonical_key': documentoCanonicalKey,
+  '20261125_0041_dates_within_their_cycle': datesWithinTheirCycle,
   '20261125_0060_patient_import': patientImport,
 };

@@ -27,6 +27,9 @@ export function UsersPage({
         <a class="button" href="/users/audit/">
           Auditoría
         </a>
+        <a class="button" href="/users/documentos/">
+          Documentos repetidos
+        </a>
         <a class="button" href="/users/export.csv">
           Exportar CSV
         </a>

@@ -116,6 +116,8 @@ export class Client {
     }
     const token = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(res.body)?.[1];
     if (token) this.csrfToken = token;
+    // A new CSRF secret (login, logout) makes the tokens of earlier pages useless, as in a browser.
+    else if (res.cookies.some((c) => c.name === 'csrftoken' && !c.expired)) this.csrfToken = null;
     const location = res.headers.location as string | undefined;
     return { status: res.status, headers: res.headers, body: res.body, location, flashed };
   }
@@ -145,6 +147,7 @@ export class Client {
 
   async token(): Promise<string> {
     if (!this.csrfToken) await this.get('/users/login/');
+    if (!this.csrfToken) await this.get('/users/logout/');
     if (!this.csrfToken) throw new Error('no CSRF token on the login page');
     return this.csrfToken;
   }

@@ -29,7 +29,8 @@ export function patientForm(overrides: Record<string, string> = {}): Record<stri
   return {
     nombre: 'Ana',
     apellido: 'Prueba',
-    tipo_documento: 'CC',
+    // A passport: the unique documentos of these tests hold letters (decision 0030: CC holds digits only).
+    tipo_documento: 'PA',
     documento: uniqueDocumento(),
     fecha_nacimiento: distinctBirthDate(),
     genero: 'F',
