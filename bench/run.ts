@@ -2,8 +2,10 @@
 //                  [--compare-small] [--small-database URL] [--label NAME]
 //
 // Starts the application in production mode (one process) on a database made by `npm run bench:data`, logs in
-// as 'bench', drives each scenario with autocannon, samples the server's RSS, prints one table and writes the
-// figures to bench/results/<date>-<engine>.json. Exits non-zero when any request failed.
+// as 'bench', drives each scenario with autocannon, samples the server's RSS, prints one table, then the mixed
+// scenario (every read page while another client writes at 5 and at 20 changes a second: bench/mixed.ts, one
+// table per rate; `--only mixed` runs it alone, `--only mixed,dashboard` for the pages named only), and writes
+// the figures to bench/results/<date>-<engine>.json. Exits non-zero when any request failed.
 
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -15,6 +17,7 @@ import autocannon from 'autocannon';
 import type { Kysely } from 'kysely';
 import { engineOf, openDatabase, type Engine } from '../src/db/connection.js';
 import { BENCH_PASSWORD, BENCH_USERNAME, countRows, databaseUrlFrom, displayUrl, fail, formatInt } from './common.js';
+import { MIXED_RATES, MixedWriter, mixedReads, type WriteTally } from './mixed.js';
 import { loadFixtures, scenarios, type Scenario, type Target } from './scenarios.js';
 import { RssSampler, Session, startServer, type RunningServer } from './server.js';
 
@@ -299,8 +302,15 @@ function machine() {
 
 // ---------------------------------------------------------------------------------------------------------
 
+interface MixedOutcome {
+  rate: number;
+  results: ScenarioResult[];
+  writes: WriteTally;
+}
+
 interface RunOutcome {
   results: ScenarioResult[];
+  mixed: MixedOutcome[];
   capita: CapitaResult | null;
   peakRssMb: number;
   patients: number;
@@ -346,8 +356,34 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
       if (!capita && !listOnly && (!only || only.has('capita'))) {
         capita = await runCapita(session, rss, f.today.slice(0, 7), o.capitaDownloads).catch((err: unknown) => ({ ...failedCapita, note: String(err instanceof Error ? err.message : err) }));
       }
+      // The mixed scenario: each read page again while a second client (its own session) writes at each rate.
+      const mixed: MixedOutcome[] = [];
+      if (!listOnly && (!only || only.has('mixed'))) {
+        const writerSession = new Session(server.base);
+        await writerSession.login(BENCH_USERNAME, BENCH_PASSWORD);
+        await writerSession.request('GET', '/patients/create/');
+        // `--only mixed,dashboard`: the mixed scenario of the read pages named only.
+        const reads = scenarios(f, db, session).filter((s, _, all) => !only || !all.some((r) => only.has(r.key)) || only.has(s.key));
+        for (const rate of MIXED_RATES) {
+          const writer = new MixedWriter(writerSession, f, rate);
+          const outcome: MixedOutcome = { rate, results: [], writes: { rate, sent: 0, ok: 0, failed: 0, skipped: 0, byKind: {}, failures: [] } };
+          for (const s of mixedReads(reads, rate)) {
+            process.stdout.write(`  ${s.name} under ${rate} writes/s … `);
+            writer.start();
+            const r = await runScenario(server, session, rss, s, o).catch((err: unknown): ScenarioResult => ({
+              key: s.key, name: s.name, status: 'failed', note: String(err instanceof Error ? err.message : err),
+              requests: 0, rps: 0, p50: 0, p99: 0, errors: 1, bad: 0, unexpected: 0, statusCodes: {}, peakRssMb: 0, target: s.target, misses: [],
+            }));
+            outcome.writes = await writer.stop();
+            outcome.results.push(r);
+            console.log(`${formatInt(r.rps)} req/s, p99 ${r.p99} ms${r.status === 'failed' ? ` FAIL ${r.note ?? ''}` : ''}`);
+          }
+          if (outcome.writes.failed > 0) outcome.results.push({ key: `mixed${rate}-writes`, name: `writes at ${rate}/s`, status: 'failed', note: `${outcome.writes.failed} writes failed: ${outcome.writes.failures.join('; ')}`, requests: outcome.writes.sent, rps: 0, p50: 0, p99: 0, errors: outcome.writes.failed, bad: 0, unexpected: 0, statusCodes: {}, peakRssMb: 0, target: {}, misses: [] });
+          mixed.push(outcome);
+        }
+      }
       rss.stop();
-      return { results, capita, peakRssMb: round(rss.peak / MB, 1), patients: f.patients };
+      return { results, mixed, capita, peakRssMb: round(rss.peak / MB, 1), patients: f.patients };
     } finally {
       rss.stop();
       await server.stop();
@@ -421,6 +457,11 @@ async function main(): Promise<void> {
   console.log(`Benchmark on ${displayUrl(url)} (${engine}): ${o.connections} connections, ${o.duration} s a scenario after ${o.warmup} s warm-up`);
   const main = await benchmark(url, o, only, false, path.join(RESULTS, `${fileBase}-server.log`));
   printTable(`Results, ${engine}, ${formatInt(main.patients)} patients`, main.results, main.capita, main.peakRssMb);
+  for (const m of main.mixed) {
+    printTable(`Mixed: the read pages while a client writes ${m.rate} changes/s (${engine}, ${formatInt(main.patients)} patients)`, m.results, null, main.peakRssMb);
+    const kinds = Object.entries(m.writes.byKind).map(([k, n]) => `${k} ${formatInt(n)}`).join(', ');
+    console.log(`writes: ${formatInt(m.writes.ok)} saved of ${formatInt(m.writes.sent)} sent (${kinds}); ${m.writes.failed} failed; ${m.writes.skipped} ticks skipped (8 unanswered)`);
+  }
 
   let comparison: { patients: number; results: ScenarioResult[]; ratios: Record<string, number> } | null = null;
   if (args['compare-small']) {
@@ -445,16 +486,17 @@ async function main(): Promise<void> {
   const out = path.join(RESULTS, `${fileBase}.json`);
   writeFileSync(
     out,
-    JSON.stringify({ date: new Date().toISOString(), engine, database: displayUrl(url), patients: main.patients, machine: machine(), options: o, results: main.results, capita: main.capita, peakRssMb: main.peakRssMb, comparison }, null, 2),
+    JSON.stringify({ date: new Date().toISOString(), engine, database: displayUrl(url), patients: main.patients, machine: machine(), options: o, results: main.results, mixed: main.mixed, capita: main.capita, peakRssMb: main.peakRssMb, comparison }, null, 2),
   );
   console.log(`\nFigures written to ${path.relative(ROOT, out)}`);
 
-  const failed = [...main.results, ...(comparison?.results ?? [])].filter((r) => r.status === 'failed');
+  const mixedResults = main.mixed.flatMap((m) => m.results);
+  const failed = [...main.results, ...mixedResults, ...(comparison?.results ?? [])].filter((r) => r.status === 'failed');
   if (failed.length > 0 || main.capita?.status === 'failed') {
     console.log(`FAIL: ${[...failed.map((r) => `${r.name}: ${r.note ?? `${r.errors} errors, ${r.bad} non-2xx/3xx, ${r.unexpected} unexpected statuses`}`), ...(main.capita?.status === 'failed' ? [`capita.csv: ${main.capita.note}`] : [])].join('; ')}`);
     process.exit(1);
   }
-  const misses = main.results.filter((r) => r.misses.length > 0).length + (main.capita?.misses.length ? 1 : 0) + (main.peakRssMb > 250 ? 1 : 0);
+  const misses = [...main.results, ...mixedResults].filter((r) => r.misses.length > 0).length + (main.capita?.misses.length ? 1 : 0) + (main.peakRssMb > 250 ? 1 : 0);
   console.log(misses === 0 ? 'All requests succeeded; every target met.' : `All requests succeeded; ${misses} target(s) missed (see MISS above).`);
 }
 

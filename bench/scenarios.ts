@@ -112,6 +112,40 @@ const rotate = <T>(items: readonly T[]) => {
 };
 const get = (p: string): Request => ({ method: 'GET', path: p });
 
+/** The form of POST /patients/create/ for a new patient (each call takes the next free documento). */
+export function createPatientBody(f: Fixtures, csrfToken: string): string {
+  return new URLSearchParams({
+    csrfmiddlewaretoken: csrfToken,
+    nombre: 'Benchmark José',
+    apellido: 'Peña Muñoz',
+    tipo_documento: 'CC',
+    documento: String(f.nextDocumento),
+    // One name for every created patient, born on a day of its own (25,000 days round); a repeat across runs
+    // is confirmed as another person (decision 0043), as staff would.
+    fecha_nacimiento: new Date(Date.UTC(1930, 0, 1) + (f.nextDocumento++ % 25_000) * 86_400_000).toISOString().slice(0, 10),
+    es_otra_persona: '1',
+    genero: 'M',
+    departamento: 'SANTANDER',
+    ciudad: 'BUCARAMANGA',
+    zona: 'URBANA',
+    telefono: '6076345678',
+    celular: '3151234567',
+    estado_civil: 'CASADO',
+    entidad_salud: 'ENTITY_A',
+    estrato: '3',
+    peso: '82,5',
+    altura: '1,72',
+    perimetro_abdominal: '101',
+    cuello: '42',
+    medico_remitente: 'Dr. Carlos Ardila Rueda',
+    especialidad: 'Neumología',
+    diagnostico_clinico: 'G47.3',
+    programa: 'PROGRAMA AOS',
+    valor_capita: '',
+    fecha_inicio_programa: '',
+  }).toString();
+}
+
 export function scenarios(f: Fixtures, db: Kysely<any>, session: Session): Scenario[] {
   const listTarget = { p99: 25, rps: 1500 };
   const searchTarget = { p99: 40 };
@@ -121,38 +155,7 @@ export function scenarios(f: Fixtures, db: Kysely<any>, session: Session): Scena
   // Marks the list scenarios (all GETs of one path) so the load generator spends less of the shared CPU.
   const fixedPaths = (items: Scenario[]) => items.map((s) => ({ ...s, fixedPath: s.next().path }));
 
-  let documento = f.nextDocumento;
-  const createBody = (): string =>
-    new URLSearchParams({
-      csrfmiddlewaretoken: session.csrfToken,
-      nombre: 'Benchmark José',
-      apellido: 'Peña Muñoz',
-      tipo_documento: 'CC',
-      documento: String(documento++),
-      // One name for every created patient, born on a day of its own (25,000 days round); a repeat across runs
-      // is confirmed as another person (decision 0043), as staff would.
-      fecha_nacimiento: new Date(Date.UTC(1930, 0, 1) + (documento % 25_000) * 86_400_000).toISOString().slice(0, 10),
-      es_otra_persona: '1',
-      genero: 'M',
-      departamento: 'SANTANDER',
-      ciudad: 'BUCARAMANGA',
-      zona: 'URBANA',
-      telefono: '6076345678',
-      celular: '3151234567',
-      estado_civil: 'CASADO',
-      entidad_salud: 'ENTITY_A',
-      estrato: '3',
-      peso: '82,5',
-      altura: '1,72',
-      perimetro_abdominal: '101',
-      cuello: '42',
-      medico_remitente: 'Dr. Carlos Ardila Rueda',
-      especialidad: 'Neumología',
-      diagnostico_clinico: 'G47.3',
-      programa: 'PROGRAMA AOS',
-      valor_capita: '',
-      fecha_inicio_programa: '',
-    }).toString();
+  const createBody = (): string => createPatientBody(f, session.csrfToken);
 
   // Terminations take ACTIVO Ingresos from the pool; the new-cycle scenario then reopens the patients whose cycle
   // the benchmark terminated (found in the database by the motivo, so a request autocannon prepared but never

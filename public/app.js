@@ -12,7 +12,23 @@
     }, warnAfter);
   }
 
-  // Forms that ask for a confirmation before they are sent (e.g. terminating a cycle).
+  // After an invalid form, the summary of its errors takes the focus (autofocus does it too where supported).
+  var summary = document.querySelector('[data-error-summary]');
+  if (summary && document.activeElement !== summary) summary.focus();
+  // Its links put the focus in the field they name (following an in-page link only scrolls to it).
+  if (summary) {
+    summary.addEventListener('click', function (event) {
+      var link = event.target && event.target.closest ? event.target.closest('a[href^="#"]') : null;
+      var field = link && document.getElementById(link.getAttribute('href').slice(1));
+      if (!field) return;
+      event.preventDefault();
+      field.focus();
+      if (field.scrollIntoView) field.scrollIntoView({ block: 'center' });
+    });
+  }
+
+  // Forms that ask for a confirmation before they are sent (voiding a record; a cycle is terminated on a page of
+  // its own that asks).
   document.addEventListener('submit', function (event) {
     var form = event.target;
     var question = form && form.getAttribute && form.getAttribute('data-confirm');

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
@@ -9,6 +10,7 @@ import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { sql } from 'kysely';
+import { registerTheAuditFields } from './audit-fields.js';
 import { auditRoutes } from './audit/audit.routes.js';
 import { dashboardRoutes } from './dashboard/dashboard.routes.js';
 import { exportRoutes } from './dashboard/export.routes.js';
@@ -122,6 +124,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     onError: (err) => app.log.error({ err }, 'audit views could not be written; retrying'),
   });
   app.decorate('auditViews', auditViews);
+  // The trail reads the records' fields with the definitions their forms use (decision 0035).
+  registerTheAuditFields();
   app.decorate('pages', new PageCache(db, options.keepPages ?? true));
   // app.close() (graceful shutdown) waits for the last views to be written before the database is closed.
   app.addHook('onClose', async () => auditViews.close());
@@ -196,6 +200,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(fastifyStatic, { root: publicDir, prefix: '/static/', index: false, maxAge: '1h' });
   await app.register(divipolaCatalogueRoutes);
 
+  // Browsers ask for /favicon.ico on their own: answered from the bundle's public files (no 404 in their console).
+  const favicon = await readFile(path.join(publicDir, 'favicon.ico'));
+  app.get('/favicon.ico', async (_request, reply) => reply.header('cache-control', 'public, max-age=604800').type('image/x-icon').send(favicon));
   app.get('/', async (request, reply) => reply.redirect(request.user ? '/dashboard/' : '/users/login/', 302));
   app.get('/healthz', async (_request, reply) => {
     try {

@@ -259,6 +259,10 @@ describe('the guard', () => {
     const css = await anon.get('/static/app.css');
     assert.equal(css.status, 200);
     assert.match(String(css.headers['content-type']), /text\/css/);
+    // Browsers ask for it on their own: an icon, not a 404 in their console.
+    const icon = await anon.get('/favicon.ico');
+    assert.equal(icon.status, 200);
+    assert.equal(icon.headers['content-type'], 'image/x-icon');
   });
 
   test('the setup page answers 404 once a user exists, and without the right token', async () => {

@@ -22,7 +22,7 @@ import {
 /** What differs between two renders of one page that no cache could keep: the request's CSRF token. */
 const normalize = (html: string): string => html.replace(/name="csrfmiddlewaretoken" value="[^"]*"/g, 'name="csrfmiddlewaretoken" value=""');
 
-const HISTORY = /<section class="card" id="historial"[\s\S]*?<\/section>/;
+const HISTORY = /<section class="card[^"]*" id="historial"[\s\S]*?<\/section>/;
 const ROW = /<tr data-audit-id="[^"]*" data-action="([a-z_.]+)">[\s\S]*?<\/tr>/g;
 
 /** The page without its history, and the history's rows of changes (each visit adds a view of its own). */

@@ -83,7 +83,11 @@ describe('kept pages follow every change', () => {
     assert.match(page, /6070000003/);
     const history = page.slice(page.indexOf('data-section="patient-history"'));
     assert.match(history, /Paciente modificado/, 'the update of the other instance');
-    assert.ok((history.match(/Ficha del paciente consultada/g) ?? []).length >= 3, 'every view, this one included');
+    assert.doesNotMatch(history, /Ficha del paciente consultada/, 'views are behind the filter');
+    const withViews = await text(here, `/patients/${id}/?consultas=1`);
+    const all = withViews.slice(withViews.indexOf('data-section="patient-history"'));
+    assert.match(all, /Paciente modificado/);
+    assert.ok((all.match(/Ficha del paciente consultada/g) ?? []).length >= 4, 'every view, this one included');
   });
 
   test('the forms of a kept page carry each session its own token, and it is accepted', async () => {

@@ -497,6 +497,11 @@ describe('GET /patients/ (list)', () => {
     assert.deepEqual(await ids('7'), [p.id]);
     assert.deepEqual(await ids('6'), []);
     for (const ignored of ['0', '19', 'abc', '-1', '']) assert.deepEqual(await ids(ignored), [p.id], `mes_filtro=${ignored}`);
+    // Ignored, and said so beside the filter.
+    const out = await client.get(`/patients/?query_search=${t}&mes_filtro=99`);
+    assert.match(decodeEntities(out.body), /<p class="field-error" id="error_mes_filtro">«99» no es un mes del programa \(de 1 a 18\): se muestran todos los meses\.<\/p>/);
+    assert.match(out.body, /name="mes_filtro" aria-invalid="true" aria-describedby="error_mes_filtro"/);
+    assert.doesNotMatch((await client.get(`/patients/?query_search=${t}&mes_filtro=7`)).body, /field-error/);
     const res = await client.get(`/patients/?query_search=${t}&mes_filtro=7`);
     assert.equal(selectedOf(res.body, 'mes_filtro'), '7');
     const options = [...(/<select[^>]*name="mes_filtro"[\s\S]*?<\/select>/.exec(res.body)![0].matchAll(/<option value="(\d+)"/g))].map((m) => Number(m[1]));

@@ -45,7 +45,7 @@ const markup = (node: VNode) => Buffer.concat(renderFragment(node).parts.map((p)
 /** The history section as the patient page shows it. */
 async function shown(cache: PatientHistoryCache, patientId: number, limit: number, pending: AuditListRow[] = []) {
   const history = await cache.rows(db, patientId, limit, pending);
-  const { parts } = renderFragment(<PatientHistory count={history.count} rows={history.rows} limit={limit} />);
+  const { parts } = renderFragment(<PatientHistory count={history.count} rows={history.rows} limit={limit} includeViews />);
   const html = Buffer.concat(parts.map((p) => p ?? Buffer.alloc(0))).toString('utf8');
   return { html, actions: [...html.matchAll(/data-action="([^"]+)"/g)].map((m) => m[1]), ids: [...html.matchAll(/data-audit-id="(\d+)"/g)].map((m) => Number(m[1])) };
 }
@@ -61,6 +61,22 @@ describe("a patient's history on the patient page", () => {
     assert.match(page.html, /<del>6070000<\/del> → <ins>6071111<\/ins>/);
     assert.doesNotMatch(page.html, /Sin registros/);
     assert.match((await shown(cache, 99, 10)).html, /Sin registros en la auditoría/);
+  });
+
+  test('scoped to the changes, views are left out (in SQL) however they are interleaved, and the limit counts changes', async () => {
+    const cache = new PatientHistoryCache(TZ, 1024 * 1024, 'changes');
+    const p = 31;
+    await write(p, 'patient.create', { telefono: [null, '1'] });
+    for (let i = 0; i < 5; i++) await write(p, 'patient.view');
+    await write(p, 'patient.update', { telefono: ['1', '2'] });
+    assert.deepEqual((await shown(cache, p, 2)).actions, ['patient.update', 'patient.create']);
+    await write(p, 'exam.view_clinical', { ingreso_id: 1, registros: 0 });
+    await write(p, 'patient.view');
+    await write(p, 'patient.update', { telefono: ['2', '3'] });
+    await write(p, 'patient.view');
+    const again = await shown(cache, p, 2);
+    assert.deepEqual(again.actions, ['patient.update', 'patient.update']);
+    assert.deepEqual(again.actions, (await shown(new PatientHistoryCache(TZ, 1024 * 1024, 'changes'), p, 2)).actions);
   });
 
   test('entries written since the last visit go on top of the kept ones; the oldest fall off past the limit', async () => {

@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { formatDateTimeEs } from '../shared/dates.js';
 import { ContentMarker, escapeAttribute, FragmentSlot, renderFrame, type Fragment } from '../web/render.js';
 import { isPostgres, type Executor } from '../db/database.js';
-import { listAuditEntriesByIds, listPatientHistoryAfter, listPatientHistoryIds, type AuditListRow } from './audit.repository.js';
+import { listAuditEntriesByIds, listPatientHistoryAfter, listPatientHistoryIds, type AuditListRow, type HistoryScope } from './audit.repository.js';
 import { AuditCells } from './views/audit-entry.js';
 
 /** What a kept history costs beside its rows' HTML: its arrays and objects (an estimate, for the bound). */
@@ -40,7 +40,7 @@ export interface HistoryRows {
 }
 
 /** Same entry, written or not yet: a view pending in the queue has no id, but the same instant, action and actor. */
-const auditEntryKey = (r: Pick<AuditListRow, 'at' | 'action' | 'user_id' | 'entity_id'>): string =>
+export const auditEntryKey = (r: Pick<AuditListRow, 'at' | 'action' | 'user_id' | 'entity_id'>): string =>
   `${r.at}|${r.action}|${r.user_id ?? ''}|${r.entity_id ?? ''}`;
 
 /**
@@ -74,6 +74,8 @@ export class PatientHistoryCache {
   constructor(
     private readonly timeZone: string,
     private readonly maxBytes: number,
+    /** every entry, or only the changes (the views left out, in SQL) */
+    private readonly scope: HistoryScope = 'all',
   ) {}
 
   /** Bytes held (for the bound's tests). */
@@ -144,7 +146,7 @@ export class PatientHistoryCache {
    * an entry committed later always has a greater id than every entry a reader has already seen.
    */
   private async changedSince(db: Executor, patientId: number, limit: number, before: KeptHistory | undefined): Promise<Changes> {
-    const entries = await listPatientHistoryAfter(db, patientId, before && before.ids.length > 0 ? before.ids[0]! : 0, limit);
+    const entries = await listPatientHistoryAfter(db, patientId, before && before.ids.length > 0 ? before.ids[0]! : 0, limit, this.scope);
     return { entries, reused: before ? Math.min(before.ids.length, limit - entries.length) : 0 };
   }
 
@@ -153,7 +155,7 @@ export class PatientHistoryCache {
    * transaction may commit a smaller id after a greater one was seen; comparing the ids finds it all the same.
    */
   private async changedByIds(db: Executor, patientId: number, limit: number, before: KeptHistory | undefined): Promise<Changes> {
-    const ids = await listPatientHistoryIds(db, patientId, limit);
+    const ids = await listPatientHistoryIds(db, patientId, limit, this.scope);
     if (before && sameIds(before.ids, ids)) return { entries: [], reused: ids.length };
     // Entries are only ever added: the kept ones usually follow the new ones.
     let fresh = ids.length;

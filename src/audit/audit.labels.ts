@@ -24,6 +24,9 @@ export const ACTION_LABELS: Readonly<Record<string, string>> = {
   export: 'Exportación',
 };
 
+/** The entries that record a person reading a record (not changing it): a patient's history hides them by default. */
+export const VIEW_ACTIONS = ['patient.view', 'exam.view_clinical', 'exam.view_archive'] as const;
+
 export const ENTITY_LABELS: Readonly<Record<string, string>> = {
   user: 'Usuario',
   patient: 'Paciente',
@@ -37,10 +40,10 @@ export const actionLabel = (action: string): string => ACTION_LABELS[action] ?? 
 export const entityLabel = (type: string): string => ENTITY_LABELS[type] ?? type;
 
 export interface ParsedChanges {
-  /** fields that changed: before → after, as display text */
-  fields: { field: string; before: string; after: string }[];
-  /** other details (a view's or an export's), as display text */
-  details: { key: string; value: string }[];
+  /** fields that changed: before → after, as stored */
+  fields: { field: string; before: unknown; after: unknown }[];
+  /** other details (a view's or an export's), as stored */
+  details: { key: string; value: unknown }[];
 }
 
 /** A stored value as display text: null → '—', booleans in Spanish, objects as compact JSON. */
@@ -57,8 +60,8 @@ export function displayValue(v: unknown): string {
 }
 
 /**
- * The changes column: { field: [before, after] } for changes, any other shape for details. Never throws:
- * text that is not JSON or not an object is shown as one detail.
+ * The changes column: { field: [before, after] } for changes, any other shape for details, values as stored
+ * (audit.format.ts makes them readable). Never throws: text that is not JSON or not an object is one detail.
  */
 export function parseChanges(raw: string | null): ParsedChanges {
   const out: ParsedChanges = { fields: [], details: [] };
@@ -71,14 +74,14 @@ export function parseChanges(raw: string | null): ParsedChanges {
     return out;
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    out.details.push({ key: 'datos', value: displayValue(parsed) });
+    out.details.push({ key: 'datos', value: parsed });
     return out;
   }
   for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
     if (Array.isArray(value) && value.length === 2) {
-      out.fields.push({ field: key, before: displayValue(value[0]), after: displayValue(value[1]) });
+      out.fields.push({ field: key, before: value[0], after: value[1] });
     } else {
-      out.details.push({ key, value: displayValue(value) });
+      out.details.push({ key, value });
     }
   }
   return out;

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import { isPostgres, type Executor } from '../db/database.js';
+import { VIEW_ACTIONS } from './audit.labels.js';
 import { precompiled } from '../db/prepared.js';
 import { actorInactive } from '../shared/domain-error.js';
 import { auditRowOf, type AuditEntry } from './audit.rules.js';
@@ -85,25 +87,57 @@ export async function findAuditCursor(db: Executor, id: number): Promise<{ at: s
   return row ?? null;
 }
 
+/**
+ * Entries that are not views, word for word the condition of the partial index audit_log_patient_changes_idx
+ * (migration 0050), with the actions as literals: both engines then read a patient's changes from that index.
+ */
+const NOT_A_VIEW = sql<boolean>`action not in (${sql.raw(VIEW_ACTIONS.map((a) => `'${a}'`).join(', '))})`;
+
+/** Which of a patient's entries a history shows: every entry, or only the changes (views left out). */
+export type HistoryScope = 'all' | 'changes';
+
 /** A patient's history for the patient page: entries with that patient_id, newest first, at most `limit`. */
-const selectPatientHistoryIds = precompiled((db: Executor, patientId: number, limit: number) =>
-  db.selectFrom('audit_log').select('id').where('patient_id', '=', patientId).orderBy('id', 'desc').limit(limit),
-);
+const selectPatientHistoryIds = {
+  all: precompiled((db: Executor, patientId: number, limit: number) =>
+    db.selectFrom('audit_log').select('id').where('patient_id', '=', patientId).orderBy('id', 'desc').limit(limit),
+  ),
+  changes: precompiled((db: Executor, patientId: number, limit: number) =>
+    db.selectFrom('audit_log').select('id').where('patient_id', '=', patientId).where(NOT_A_VIEW).orderBy('id', 'desc').limit(limit),
+  ),
+};
 
 /** The ids of a patient's latest entries, newest first: read from the index (patient_id, id) alone. */
-export async function listPatientHistoryIds(db: Executor, patientId: number, limit: number): Promise<number[]> {
-  return (await selectPatientHistoryIds(db, patientId, limit)).map((r) => Number(r.id));
+export async function listPatientHistoryIds(db: Executor, patientId: number, limit: number, scope: HistoryScope = 'all'): Promise<number[]> {
+  return (await selectPatientHistoryIds[scope](db, patientId, limit)).map((r) => Number(r.id));
 }
 
 const selectAuditEntryById = precompiled((db: Executor, id: number) => db.selectFrom('audit_log').select(AUDIT_COLUMNS).where('id', '=', id));
 
-const selectPatientHistoryAfter = precompiled((db: Executor, patientId: number, afterId: number, limit: number) =>
-  db.selectFrom('audit_log').select(AUDIT_COLUMNS).where('patient_id', '=', patientId).where('id', '>', afterId).orderBy('id', 'desc').limit(limit),
-);
+const selectPatientHistoryAfter = {
+  all: precompiled((db: Executor, patientId: number, afterId: number, limit: number) =>
+    db.selectFrom('audit_log').select(AUDIT_COLUMNS).where('patient_id', '=', patientId).where('id', '>', afterId).orderBy('id', 'desc').limit(limit),
+  ),
+  changes: precompiled((db: Executor, patientId: number, afterId: number, limit: number) =>
+    db
+      .selectFrom('audit_log')
+      .select(AUDIT_COLUMNS)
+      .where('patient_id', '=', patientId)
+      .where(NOT_A_VIEW)
+      .where('id', '>', afterId)
+      .orderBy('id', 'desc')
+      .limit(limit),
+  ),
+};
 
 /** A patient's entries with an id above `afterId`, newest first, at most `limit` (index (patient_id, id)). */
-export async function listPatientHistoryAfter(db: Executor, patientId: number, afterId: number, limit: number): Promise<AuditListRow[]> {
-  return (await selectPatientHistoryAfter(db, patientId, afterId, limit)).map((e) => ({ ...e, id: Number(e.id) }));
+export async function listPatientHistoryAfter(
+  db: Executor,
+  patientId: number,
+  afterId: number,
+  limit: number,
+  scope: HistoryScope = 'all',
+): Promise<AuditListRow[]> {
+  return (await selectPatientHistoryAfter[scope](db, patientId, afterId, limit)).map((e) => ({ ...e, id: Number(e.id) }));
 }
 
 /** Entries by id (any order). One id (a patient page's usual case: the view since the last visit) is precompiled. */

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestContext, createUser, decodeEntities, loggedInClient, messagesIn, type TestClient, type TestContext } from '../../test/helpers.js';
-import { parseChanges } from './audit.labels.js';
 import { recordAudit } from './audit.repository.js';
 
 const rowsIn = (html: string): number[] => [...html.matchAll(/data-audit-id="(\d+)"/g)].map((m) => Number(m[1]));
@@ -34,9 +33,42 @@ describe('audit trail (/users/audit/)', () => {
     assert.match(res.body, /31\/10\/2026 23:00/);
     assert.match(res.body, /Estado del ciclo cambiado/);
     assert.match(res.body, /Paciente modificado/);
-    assert.match(res.body, /<strong>telefono<\/strong>: <del>6070000<\/del> → <ins>6071111<\/ins>/);
-    assert.match(res.body, /<strong>peso<\/strong>: <del>—<\/del> → <ins>8000<\/ins>/);
+    // Fields by their form's label, values as typed: 80 kg, not the stored 8000 hundredths.
+    assert.match(res.body, /<strong>Teléfono<\/strong>: <del>6070000<\/del> → <ins>6071111<\/ins>/);
+    assert.match(res.body, /<strong>Peso<\/strong>: <del>—<\/del> → <ins>80 kg<\/ins>/);
     assert.match(res.body, /Ingreso #77/);
+  });
+
+  test('a monitoring record reads as staff typed it: 32,4 where 32,4 was typed, choices by their label', async () => {
+    const id = 737373;
+    await recordAudit(ctx.db, {
+      at: new Date('2026-11-03T15:00:00.000Z'),
+      actor: null,
+      action: 'exam.create',
+      entityType: 'exam_record',
+      entityId: 5,
+      patientId: id,
+      changes: { kind: [null, 'MONITOREO'], fecha: [null, '2026-11-03'], tipo: [null, 'POLIGRAFIA'], iah: [null, 3240], saturacion_minima: [null, 8850] },
+    });
+    await recordAudit(ctx.db, {
+      at: new Date('2026-11-03T16:00:00.000Z'),
+      actor: null,
+      action: 'patient.update',
+      entityType: 'patient',
+      entityId: id,
+      patientId: id,
+      changes: { valor_capita: [25978300, 26000000], genero: ['M', 'F'], fecha_nacimiento: ['1961-03-14', '1961-04-14'] },
+    });
+    const body = decodeEntities((await admin.get(`/users/audit/?paciente=${id}`)).body);
+    assert.match(body, /<strong>IAH<\/strong>: <del>—<\/del> → <ins>32,4 eventos\/h<\/ins>/);
+    assert.match(body, /<strong>Saturación mínima<\/strong>: <del>—<\/del> → <ins>88,5 %<\/ins>/);
+    assert.match(body, /<strong>Clase de registro<\/strong>: <del>—<\/del> → <ins>Monitoreo<\/ins>/);
+    assert.match(body, /<strong>Tipo<\/strong>: <del>—<\/del> → <ins>Poligrafía respiratoria<\/ins>/);
+    assert.match(body, /<strong>Fecha<\/strong>: <del>—<\/del> → <ins>03\/11\/2026<\/ins>/);
+    assert.match(body, /<strong>Valor cápita<\/strong>: <del>\$ 259\.783<\/del> → <ins>\$ 260\.000<\/ins>/);
+    assert.match(body, /<strong>Género<\/strong>: <del>Masculino<\/del> → <ins>Femenino<\/ins>/);
+    assert.match(body, /<strong>Fecha de nacimiento<\/strong>: <del>14\/03\/1961<\/del> → <ins>14\/04\/1961<\/ins>/);
+    assert.doesNotMatch(body, /3240|25978300|MONITOREO<|valor_capita</);
   });
 
   test('filters: user, action, record, date range in the configured time zone', async () => {
@@ -100,21 +132,5 @@ describe('audit trail (/users/audit/)', () => {
     }
     const after = await ctx.db.selectFrom('audit_log').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     assert.equal(Number(after.n), Number(before.n));
-  });
-});
-
-describe('parseChanges', () => {
-  test('pairs are changes, other values details, and garbage never throws', () => {
-    assert.deepEqual(parseChanges('{"a":[1,2],"b":true,"c":{"x":1}}'), {
-      fields: [{ field: 'a', before: '1', after: '2' }],
-      details: [
-        { key: 'b', value: 'Sí' },
-        { key: 'c', value: '{"x":1}' },
-      ],
-    });
-    assert.deepEqual(parseChanges(null), { fields: [], details: [] });
-    assert.deepEqual(parseChanges('no es json'), { fields: [], details: [{ key: 'datos', value: 'no es json' }] });
-    assert.deepEqual(parseChanges('[1,2,3]'), { fields: [], details: [{ key: 'datos', value: '[1,2,3]' }] });
-    assert.deepEqual(parseChanges('"texto"'), { fields: [], details: [{ key: 'datos', value: 'texto' }] });
   });
 });

@@ -1,34 +1,15 @@
-// Bundles the server into dist/server.js with esbuild. `npm start` runs the bundle with plain node: no
-// TypeScript loader in the serving process (≈50 MB less memory, nothing compiled while requests wait).
+// Bundles the server into dist/ with esbuild. `npm start` runs the bundle with plain node: no TypeScript loader
+// in the serving process (≈50 MB less memory, nothing compiled while requests wait), and does not bundle again
+// while dist/ is newer than every file of src/ (`--if-stale`).
 // Packages stay external (resolved from node_modules as usual); type-checking is `npm run check`'s job.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-/**
- * The node flags `npm start` runs the bundle with (package.json repeats them; a test keeps the two equal).
- * The old-generation cap keeps the process small under load: without it V8 lets the heap grow to ~270 MB before
- * collecting, though the live data of a request is a few MB and an export streams a page at a time.
- * Without allocation-site pretenuring: V8 saw the objects made while the kept pages fill up survive, then kept
- * allocating the same sites' per-request objects straight into the old generation, which it then collected
- * three to four times a second under load (about 10 ms each). Semi-spaces of 8 MB instead of V8's 16: the young
- * generation's two halves are resident once used, and 16 MB less of them cost no measurable speed (decision 0021).
- * Measured in docs/performance.md.
- */
-export const SERVER_NODE_FLAGS = [
-  '--enable-source-maps',
-  '--max-old-space-size=128',
-  '--no-allocation-site-pretenuring',
-  '--max-semi-space-size=8',
-] as const;
-
-/**
- * The environment `npm start` adds. glibc gives each thread that allocates its own malloc arena; with the
- * audit writer's thread and libuv's pool, their fragmentation cost ~27 MB of resident memory under the benchmark
- * (265 → 238 MB peak, decision 0017). Two arenas are enough for a process that runs JavaScript on one thread.
- */
-export const SERVER_ENV = { MALLOC_ARENA_MAX: '2' } as const;
+// The flags and the environment the server runs with live beside its launcher; re-exported for the harnesses.
+export { SERVER_ENV, SERVER_NODE_FLAGS } from '../launch/runtime-flags.js';
 
 /** The bundle; it sits one level below the project root, as src/app.ts expects (public/ is found beside it). */
 export const SERVER_BUNDLE = path.join(ROOT, 'dist', 'server.js');
@@ -36,8 +17,10 @@ export const SERVER_BUNDLE = path.join(ROOT, 'dist', 'server.js');
 export async function buildServer(): Promise<string> {
   await build({
     // The server, and the audit writer's worker thread beside it (src/audit/audit.writer.ts finds it there).
+    // dist/server.js is the launcher (it applies the runtime flags, then loads dist/serve.js: decision 0046).
     entryPoints: [
-      { in: path.join(ROOT, 'src', 'server.ts'), out: 'server' },
+      { in: path.join(ROOT, 'src', 'launch', 'launcher.ts'), out: 'server' },
+      { in: path.join(ROOT, 'src', 'server.ts'), out: 'serve' },
       { in: path.join(ROOT, 'src', 'audit', 'audit.writer.ts'), out: 'audit-writer' },
     ],
     outdir: path.dirname(SERVER_BUNDLE),
@@ -54,6 +37,26 @@ export async function buildServer(): Promise<string> {
   return SERVER_BUNDLE;
 }
 
+/** The files the build writes (each with its source map). */
+const OUTPUTS = ['server.js', 'serve.js', 'audit-writer.js'].map((f) => path.join(path.dirname(SERVER_BUNDLE), f));
+
+/** The latest modification of `dir` or anything under it (a file added, changed or removed). */
+function latestChange(dir: string): number {
+  let latest = statSync(dir).mtimeMs;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? latestChange(full) : statSync(full).mtimeMs);
+  }
+  return latest;
+}
+
+/** Whether every output exists and is newer than every change under `sources` (src/ by default). */
+export function bundleIsCurrent(sources = path.join(ROOT, 'src'), outputs: readonly string[] = OUTPUTS): boolean {
+  if (!outputs.every((f) => existsSync(f))) return false;
+  const built = Math.min(...outputs.map((f) => statSync(f).mtimeMs));
+  return latestChange(sources) < built;
+}
+
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await buildServer();
+  if (!(process.argv.includes('--if-stale') && bundleIsCurrent())) await buildServer();
 }

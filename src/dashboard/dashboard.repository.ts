@@ -1,12 +1,11 @@
-// Every figure of the dashboard, computed by SQL aggregation (no table is loaded into JavaScript), and the
-// queries behind the capitation report. docs/performance.md (items 4 and 5) has the plans and timings.
+// Every figure of the dashboard, read from counters the database keeps in each write's transaction (migration
+// 0070), and the queries behind the capitation report. docs/performance.md (items 4 and 5) has the plans and timings.
 
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { keysetBatches } from '../shared/csv.js';
-import { mesCapitaLowerBounds, type OpenGroupRow } from './dashboard.rules.js';
+import { bucketOpenMonths, type OpenGroupRow, type OpenMonthRow } from './dashboard.rules.js';
 
-const count = sql<number>`cast(count(*) as integer)`;
 /** Open Ingresos, as a literal so SQLite can match the partial indexes `where estado in ('ACTIVO', 'SUSPENDIDO')`. */
 const isOpen = (ref: string) => sql<SqlBool>`${sql.ref(ref)} in ('ACTIVO', 'SUSPENDIDO')`;
 
@@ -27,57 +26,54 @@ export interface CapitaByEntidad {
   total: number;
 }
 
+/** The sum of a counter column over its slots (and keys), as a number on both engines. */
+const summed = (column: 'n' | 'total') => sql<number | string>`coalesce(sum(${sql.ref(column)}), 0)`;
+
+/** 'YYYY-MM' of a month's first day; the counters are kept per month, so other bounds cannot be answered from them. */
+function monthOfBound(date: string): string {
+  if (!/^\d{4}-\d{2}-01$/.test(date)) throw new RangeError(`a month's first day is required: ${date}`);
+  return date.slice(0, 7);
+}
+
 /**
- * One grouped pass over the open Ingresos and their patients: at most 2 programas × 2 entidades × 2 estados ×
- * 18 months of rows, from which summarizeOpenGroups derives the status counts, the counts by programa and by
- * entidad_salud, the mes_capita chart and the capitation per entidad_salud. At most one open Ingreso per patient
- * (ingresos_one_open_per_patient), so counting Ingresos counts patients.
+ * The open Ingresos grouped by programa, entidad_salud, estado and mes_capita as of `today`: at most
+ * 2 programas × 2 entidades × 2 estados × 18 months of rows, from which summarizeOpenGroups derives the status
+ * counts, the counts by programa and by entidad_salud, the mes_capita chart and the capitation per entidad_salud.
+ * Read from dashboard_open_counts (kept by triggers in each write's transaction, migration 0070, decision 0045):
+ * a few hundred rows whatever the number of patients, bucketed by bucketOpenMonths. At most one open Ingreso per
+ * patient (ingresos_one_open_per_patient), so counting Ingresos counts patients.
  */
 export async function countOpenGroups(db: Executor, today: string): Promise<OpenGroupRow[]> {
-  const bounds = mesCapitaLowerBounds(today);
-  const bucket = sql<number>`case ${sql.join(
-    bounds.map((b, i) => sql`when i.fecha_inicio >= ${b} then ${sql.lit(i + 1)}`),
-    sql` `,
-  )} else ${sql.lit(bounds.length + 1)} end`;
-  // Bucketed in a subquery so the outer GROUP BY names a column (PostgreSQL will not match two parameterised CASEs).
   const rows = await db
-    .selectFrom((qb) =>
-      qb
-        .selectFrom('ingresos as i')
-        .innerJoin('patients as p', 'p.id', 'i.paciente_id')
-        .where(isOpen('i.estado'))
-        .select(['p.programa', 'p.entidad_salud', 'i.estado', bucket.as('mes'), 'p.valor_capita'])
-        .as('b'),
-    )
-    .select(['b.programa', 'b.entidad_salud', 'b.estado', 'b.mes', count.as('n'), sql<number | string>`coalesce(sum(b.valor_capita), 0)`.as('total')])
-    .groupBy(['b.programa', 'b.entidad_salud', 'b.estado', 'b.mes'])
+    .selectFrom('dashboard_open_counts')
+    .select(['programa', 'entidad_salud', 'estado', 'mes', summed('n').as('n'), summed('total').as('total')])
+    .groupBy(['programa', 'entidad_salud', 'estado', 'mes'])
     .execute();
-  return rows.map((r) => ({
+  const months: OpenMonthRow[] = rows.map((r) => ({
     programa: r.programa,
     entidad_salud: r.entidad_salud,
-    estado: r.estado as OpenGroupRow['estado'],
-    mes: Number(r.mes),
+    estado: r.estado as OpenMonthRow['estado'],
+    mes: r.mes,
     n: Number(r.n),
     total: Number(r.total),
   }));
+  return bucketOpenMonths(months, today);
 }
 
-/** Ingresos started (fecha_inicio) and finished (fecha_fin) within [start, end): two index ranges. */
+/**
+ * Ingresos started (fecha_inicio) and finished (fecha_fin) within the month [start, end) (both a month's first
+ * day): from dashboard_cycle_counts, a few rows.
+ */
 export async function countCyclesInMonth(db: Executor, start: string, end: string): Promise<{ iniciados: number; finalizados: number }> {
-  const iniciados = await db
-    .selectFrom('ingresos')
-    .select(count.as('n'))
-    .where('fecha_inicio', '>=', start)
-    .where('fecha_inicio', '<', end)
-    .executeTakeFirstOrThrow();
-  const finalizados = await db
-    .selectFrom('ingresos')
-    .select(count.as('n'))
-    .where('fecha_fin', 'is not', null)
-    .where('fecha_fin', '>=', start)
-    .where('fecha_fin', '<', end)
-    .executeTakeFirstOrThrow();
-  return { iniciados: Number(iniciados.n), finalizados: Number(finalizados.n) };
+  const rows = await db
+    .selectFrom('dashboard_cycle_counts')
+    .select(['kind', summed('n').as('n')])
+    .where('mes', '>=', monthOfBound(start))
+    .where('mes', '<', monthOfBound(end))
+    .groupBy('kind')
+    .execute();
+  const of = (kind: 'inicio' | 'fin') => Number(rows.find((r) => r.kind === kind)?.n ?? 0);
+  return { iniciados: of('inicio'), finalizados: of('fin') };
 }
 
 export interface LimitIngreso {
@@ -91,15 +87,14 @@ export interface LimitIngreso {
 }
 
 /**
- * Open Ingresos at mes_capita 18 or beyond (fecha_inicio before `before`), oldest first, with their total: a
- * range of ingresos_open_fecha_idx each. Every Ingreso has its patient (foreign key), so the count needs no join.
+ * Open Ingresos at mes_capita 18 or beyond (fecha_inicio before `before`, a month's first day), oldest first,
+ * with their total: the total from dashboard_open_counts, the rows a range of ingresos_open_fecha_idx.
  */
 export async function listIngresosAtLimit(db: Executor, before: string, limit: number): Promise<{ total: number; rows: LimitIngreso[] }> {
   const totalRow = await db
-    .selectFrom('ingresos as i')
-    .select(count.as('n'))
-    .where(isOpen('i.estado'))
-    .where('i.fecha_inicio', '<', before)
+    .selectFrom('dashboard_open_counts')
+    .select(summed('n').as('n'))
+    .where('mes', '<', monthOfBound(before))
     .executeTakeFirstOrThrow();
   const rows = await db
     .selectFrom('ingresos as i')

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { mesCapita } from '../ingresos/ingreso.rules.js';
 import { addDays, startOfDayUtc } from '../shared/dates.js';
-import { barChartGeometry, capitaReferenceDate, CHART, mesCapitaLowerBounds, monthRangeOf, niceMax, parseCapitaMonth, summarizeOpenGroups, tickValues } from './dashboard.rules.js';
+import { barChartGeometry, bucketOpenMonths, capitaReferenceDate, CHART, mesCapitaLowerBounds, monthRangeOf, niceMax, parseCapitaMonth, summarizeOpenGroups, tickValues } from './dashboard.rules.js';
 
 describe('month helpers', () => {
   test('monthRangeOf gives the half-open range and the last day', () => {
@@ -117,5 +117,31 @@ describe('summarizeOpenGroups', () => {
     const s = summarizeOpenGroups([{ programa: 'PROGRAMA AOS', entidad_salud: 'ENTITY_B', estado: 'SUSPENDIDO', mes: 3, n: 2, total: 1 }]);
     assert.deepEqual(s.byEntidad, [{ key: 'ENTITY_B', n: 2 }]);
     assert.deepEqual(s.capita, []);
+  });
+});
+
+describe('bucketOpenMonths', () => {
+  const row = (mes: string, n: number, estado: 'ACTIVO' | 'SUSPENDIDO' = 'ACTIVO') => ({ programa: 'PROGRAMA AOS', entidad_salud: 'ENTITY_A', estado, mes, n, total: n * 100 });
+
+  test('months started become mes_capita as of today; 18 and beyond share the last bucket; empty groups are left out', () => {
+    const groups = bucketOpenMonths([row('2026-11', 2), row('2026-10', 3), row('2025-06', 1), row('2025-05', 4), row('2020-01', 5), row('2026-09', 0), row('2026-10', 1, 'SUSPENDIDO')], '2026-11-22');
+    const byKey = Object.fromEntries(groups.map((g) => [`${g.estado} ${g.mes}`, [g.n, g.total]]));
+    assert.deepEqual(byKey, { 'ACTIVO 1': [2, 200], 'ACTIVO 2': [3, 300], 'ACTIVO 18': [10, 1000], 'SUSPENDIDO 2': [1, 100] });
+  });
+
+  test('the same month moves to the next mes_capita when the month changes, not before', () => {
+    assert.equal(bucketOpenMonths([row('2026-11', 1)], '2026-11-30')[0]!.mes, 1);
+    assert.equal(bucketOpenMonths([row('2026-11', 1)], '2026-12-01')[0]!.mes, 2);
+  });
+
+  test('agrees with mesCapita of any start date in the month', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 1500 }), fc.integer({ min: 0, max: 1500 }), (a, b) => {
+        const start = addDays('2024-01-01', a);
+        const today = addDays('2024-01-01', b);
+        if (start > today) return;
+        assert.equal(bucketOpenMonths([row(start.slice(0, 7), 1)], today)[0]!.mes, mesCapita(start, today));
+      }),
+    );
   });
 });

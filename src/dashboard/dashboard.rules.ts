@@ -96,6 +96,19 @@ export interface ChartGeometry {
 
 export const CHART = { width: 720, height: 260, left: 40, right: 10, top: 24, bottom: 36, gap: 6 } as const;
 
+export type ChartFrame = { readonly width: number; readonly height: number; readonly left: number; readonly right: number; readonly top: number; readonly bottom: number; readonly gap: number };
+
+/**
+ * The chart drawn for each width of screen, its units about the pixels it gets there, so its 13-unit labels are
+ * read at 11 px or more: a phone (< 600 px), a tablet or narrow window (600-1000 px), a desktop (the dashboard's
+ * full-width card, about 1,100 px).
+ */
+export const CHART_FRAMES = {
+  compact: { width: 330, height: 240, left: 30, right: 4, top: 24, bottom: 40, gap: 3 },
+  medium: { width: 620, height: 260, left: 40, right: 8, top: 24, bottom: 40, gap: 6 },
+  wide: { width: 1080, height: 280, left: 44, right: 10, top: 24, bottom: 40, gap: 10 },
+} as const satisfies Record<string, ChartFrame>;
+
 /** The top of the scale: the count itself up to 5, else 1, 2, 5 or 10 times a power of ten at or above it. */
 export function niceMax(max: number): number {
   if (max <= 0) return 1;
@@ -115,8 +128,8 @@ export function tickValues(max: number): number[] {
 }
 
 /** Geometry of the bar chart for counts by mes_capita (counts[0] is month 1). Integer-rounded to 0.1 px. */
-export function barChartGeometry(counts: readonly number[]): ChartGeometry {
-  const { width, height, left, right, top, bottom, gap } = CHART;
+export function barChartGeometry(counts: readonly number[], frame: ChartFrame = CHART): ChartGeometry {
+  const { width, height, left, right, top, bottom, gap } = frame;
   const plotWidth = width - left - right;
   const plotHeight = height - top - bottom;
   const baseY = height - bottom;
@@ -133,7 +146,7 @@ export function barChartGeometry(counts: readonly number[]): ChartGeometry {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// The figures derived from one grouped pass over the open Ingresos (countOpenGroups).
+// The figures derived from the open Ingresos grouped by programa, entidad, estado and mes_capita (countOpenGroups).
 
 export interface OpenGroupRow {
   programa: string;
@@ -164,6 +177,40 @@ function sumBy<T>(rows: readonly T[], key: (r: T) => string, value: (r: T) => nu
   const sums = new Map<string, number>();
   for (const r of rows) sums.set(key(r), (sums.get(key(r)) ?? 0) + value(r));
   return [...sums].sort(([a], [b]) => byKey(a, b));
+}
+
+/** Open Ingresos of one (programa, entidad_salud, estado) started in the month `mes` ('YYYY-MM'), as counted by the database. */
+export interface OpenMonthRow {
+  programa: string;
+  entidad_salud: string;
+  estado: 'ACTIVO' | 'SUSPENDIDO';
+  mes: string;
+  n: number;
+  total: number;
+}
+
+/**
+ * The open Ingresos counted per month of their start, grouped by mes_capita as of `today`. Every bound of
+ * mesCapitaLowerBounds is a month's first day, so all the Ingresos started in one month share their mes_capita:
+ * the same buckets as grouping the Ingresos themselves. Groups that add up to nothing are left out, as a grouped
+ * query over the Ingresos would.
+ */
+export function bucketOpenMonths(rows: readonly OpenMonthRow[], today: string): OpenGroupRow[] {
+  const bounds = mesCapitaLowerBounds(today);
+  const groups = new Map<string, OpenGroupRow>();
+  for (const r of rows) {
+    const start = `${r.mes}-01`;
+    const index = bounds.findIndex((b) => start >= b);
+    const mes = index === -1 ? bounds.length + 1 : index + 1;
+    const key = `${r.programa}\u0000${r.entidad_salud}\u0000${r.estado}\u0000${mes}`;
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, { programa: r.programa, entidad_salud: r.entidad_salud, estado: r.estado, mes, n: r.n, total: r.total });
+    else {
+      group.n += r.n;
+      group.total += r.total;
+    }
+  }
+  return [...groups.values()].filter((g) => g.n !== 0);
 }
 
 /**

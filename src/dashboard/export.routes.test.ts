@@ -101,12 +101,14 @@ describe('CSV exports of the list pages', () => {
     assert.equal(userRows.length, 3);
     assert.equal((await lastExport()).exportacion, 'users');
 
-    await recordAudit(ctx.db, { at: new Date('2026-11-20T15:00:00.000Z'), actor: null, action: 'patient.update', entityType: 'patient', entityId: 9, patientId: 9, changes: { nombre: ['=Ana', 'Ana; "B"'] } });
+    await recordAudit(ctx.db, { at: new Date('2026-11-20T15:00:00.000Z'), actor: null, action: 'patient.update', entityType: 'patient', entityId: 9, patientId: 9, changes: { nombre: ['=Ana', 'Ana; "B"'], peso: [8000, 8250] } });
     const audit = await admin.get('/users/audit/export.csv?paciente=9&desde=2026-11-20');
     assert.equal(audit.status, 200);
     assert.deepEqual(lines(audit.body), [
-      'fecha;usuario;accion;accion_codigo;registro;paciente_id;cambios',
-      `20/11/2026 10:00;;Paciente modificado;patient.update;Paciente #9;9;"nombre: =Ana → Ana; ""B"""`,
+      'fecha;usuario;accion;accion_codigo;registro;paciente_id;cambios;cambios_almacenados;cambios_json',
+      // What staff typed and read, then the stored values for auditors (the exact JSON last).
+      `20/11/2026 10:00;;Paciente modificado;patient.update;Paciente #9;9;"Nombre: =Ana → Ana; ""B"" | Peso: 80 kg → 82,5 kg";` +
+        `"nombre: =Ana → Ana; ""B"" | peso: 8000 → 8250";"{""nombre"":[""=Ana"",""Ana; \\""B\\""""],""peso"":[8000,8250]}"`,
     ]);
     assert.deepEqual(await lastExport(), { exportacion: 'audit', filtros: { paciente: '9', desde: '2026-11-20' }, filas: 1 });
   });

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseAuditQuery } from '../audit/audit.filters.js';
-import { actionLabel, parseChanges } from '../audit/audit.labels.js';
+import { changesLine, rawChangesLine, readableChanges } from '../audit/audit.format.js';
+import { actionLabel } from '../audit/audit.labels.js';
 import { findAuditCursor, listAuditEntries, type AuditListRow } from '../audit/audit.repository.js';
 import { recordText } from '../audit/views/audit-entry.js';
 import { mesCapita } from '../ingresos/ingreso.rules.js';
@@ -105,9 +106,8 @@ export async function exportRoutes(app: FastifyInstance): Promise<void> {
     const parsed = parseAuditQuery(request.query, tz);
     const start = parsed.antes === null ? null : await findAuditCursor(db, parsed.antes);
     const auditCells = (e: AuditListRow): CsvValue[] => {
-      const c = parseChanges(e.changes);
-      const cambios = [...c.fields.map((f) => `${f.field}: ${f.before} → ${f.after}`), ...c.details.map((d) => `${d.key}: ${d.value}`)].join(' | ');
-      return [formatDateTimeEs(e.at, tz), e.username, actionLabel(e.action), e.action, recordText(e), e.patient_id, cambios];
+      const c = readableChanges(e.entity_type, e.changes, tz);
+      return [formatDateTimeEs(e.at, tz), e.username, actionLabel(e.action), e.action, recordText(e), e.patient_id, changesLine(c), rawChangesLine(c), e.changes];
     };
     async function* pages() {
       const all = keysetBatches<AuditListRow>((after) => listAuditEntries(db, parsed.filters, after ?? start, EXPORT_PAGE_SIZE), EXPORT_PAGE_SIZE);
@@ -117,7 +117,7 @@ export async function exportRoutes(app: FastifyInstance): Promise<void> {
       name: 'audit',
       fileName: `auditoria-${today(app.deps)}.csv`,
       filters: Object.fromEntries(Object.entries(parsed.values).filter(([, v]) => v !== '')),
-      header: ['fecha', 'usuario', 'accion', 'accion_codigo', 'registro', 'paciente_id', 'cambios'],
+      header: ['fecha', 'usuario', 'accion', 'accion_codigo', 'registro', 'paciente_id', 'cambios', 'cambios_almacenados', 'cambios_json'],
       pages: pages(),
     });
   });

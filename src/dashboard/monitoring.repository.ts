@@ -13,18 +13,17 @@ export const FEW_STALE = 500;
  * Patients with an ACTIVO Ingreso and no monitoring record (voided ones aside, any of their cycles) dated
  * within the last 90 days, with the date of their latest one; by apellido, nombre, id; at most `limit`, and
  * the total. patients.ultimo_monitoreo (kept by triggers, migration 0021) is that latest date, so "none within
- * the window" is "null or before the cutoff": a range of patients_active_monitoreo_idx.
+ * the window" is "null or before the cutoff": the total a sum of counters, the ids ranges of
+ * patients_active_monitoreo_idx.
  */
 export async function listStaleMonitoring(db: Executor, today: string, limit: number): Promise<{ total: number; rows: StaleMonitoring[] }> {
   const cutoff = addDays(today, -MONITORING_WINDOW_DAYS);
-  const active = db.selectFrom('patients as p').where('p.activo_desde', 'is not', null);
-  // Counted as two ranges (never monitored, monitored before the cutoff): with the OR in one WHERE, SQLite
-  // walks every active patient instead (213 ms against 1.8 ms at 100,000 patients).
-  const countWhere = (condition: Expression<SqlBool>) => active.where(condition).select(sql<number>`count(*)`.as('n'));
+  // dashboard_monitoreo_counts (migration 0070): the active patients per ultimo_monitoreo, '' for never, which
+  // sorts before every date; kept by triggers in each write's transaction.
   const totalRow = await db
-    .selectNoFrom(() => [
-      sql<number>`cast((${countWhere(sql<SqlBool>`p.ultimo_monitoreo is null`)}) + (${countWhere(sql<SqlBool>`p.ultimo_monitoreo < ${cutoff}`)}) as integer)`.as('n'),
-    ])
+    .selectFrom('dashboard_monitoreo_counts')
+    .select(sql<number | string>`coalesce(sum(n), 0)`.as('n'))
+    .where('ultimo', '<', cutoff)
     .executeTakeFirstOrThrow();
   const total = Number(totalRow.n);
   // The page: when stale patients are many, walking the active patients in name order (patients_active_order_idx)

@@ -19,6 +19,12 @@ export type VersionedTable = (typeof VERSIONED_TABLES)[number];
 export const DERIVED_TABLES: Readonly<Record<string, VersionedTable>> = {
   patient_active_counts: 'patients',
   patients_fts: 'patients',
+  // The dashboard's counters (migration 0070). The open Ingresos' counts change with a patient's programa,
+  // entidad or capita, and with an Ingreso's insert, delete, estado, start or patient, each of which also rewrites
+  // the patient's activo_desde (migration 0010): every change of them changes patients.
+  dashboard_open_counts: 'patients',
+  dashboard_cycle_counts: 'ingresos',
+  dashboard_monitoreo_counts: 'patients',
 };
 
 /**

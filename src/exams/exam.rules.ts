@@ -150,16 +150,5 @@ export function trendOf(values: readonly number[]): Trend | null {
   return { first, last, delta, direction: delta > 0 ? 'sube' : delta < 0 ? 'baja' : 'estable' };
 }
 
-/**
- * A measurement in hundredths for reading, es-CO style, without needless zeros: 1250 → '12,5', 3000 → '30',
- * 1234 → '12,34', -250 → '-2,5'.
- */
-export function formatMeasure(hundredths: number): string {
-  if (!Number.isSafeInteger(hundredths)) throw new RangeError(`Not an integer number of hundredths: ${hundredths}`);
-  const abs = Math.abs(hundredths);
-  const whole = Math.floor(abs / 100);
-  const cents = abs % 100;
-  const sign = hundredths < 0 ? '-' : '';
-  if (cents === 0) return `${sign}${whole}`;
-  return `${sign}${whole},${String(cents).padStart(2, '0').replace(/0$/, '')}`;
-}
+// A measurement in hundredths for reading (12,5): in shared/decimal.ts, for the audit trail too.
+export { formatMeasure } from '../shared/decimal.js';

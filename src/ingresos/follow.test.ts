@@ -160,9 +160,14 @@ describe('GET /patients/follow', () => {
 
     const actionsOf = (ingresoId: number) => formsIn(ingresoBlock(html, ingresoId)).map((x) => x.action);
     const estado = (id: number, e: string) => `/patients/ingreso/estado/${id}/${e}/`;
-    assert.deepEqual(actionsOf(a.ingresoId!), [estado(a.ingresoId!, 'SUSPENDIDO'), estado(a.ingresoId!, 'TERMINADO')]);
-    assert.deepEqual(actionsOf(s.ingresoId!), [estado(s.ingresoId!, 'ACTIVO'), estado(s.ingresoId!, 'TERMINADO')]);
+    assert.deepEqual(actionsOf(a.ingresoId!), [estado(a.ingresoId!, 'SUSPENDIDO')]);
+    assert.deepEqual(actionsOf(s.ingresoId!), [estado(s.ingresoId!, 'ACTIVO')]);
     assert.deepEqual(actionsOf(f.ingresoId!), []);
+    // Terminating is asked on a page of its own, which keeps the search to come back to.
+    const terminateLink = (id: number) => `href="/patients/ingreso/terminar/${id}/?query_search=${t}"`;
+    assert.ok(ingresoBlock(html, a.ingresoId!).includes(terminateLink(a.ingresoId!)));
+    assert.ok(ingresoBlock(html, s.ingresoId!).includes(terminateLink(s.ingresoId!)));
+    assert.ok(!ingresoBlock(html, f.ingresoId!).includes('/patients/ingreso/terminar/'));
 
     // Nuevo ingreso only for the patient without an open cycle.
     const nuevo = (p: { id: number }) => formsIn(patientBlock(html, p.id)).filter((x) => x.action === `/patients/ingreso/nuevo/${p.id}/`);
@@ -173,11 +178,18 @@ describe('GET /patients/follow', () => {
     assert.match(newCycle.body, /<input[^>]*name="fecha_inicio"[^>]*type="date"/);
     assert.match(newCycle.body, /min="2026-09-30"/);
 
-    // The terminate form: a date defaulting to today, a required motivo, and a confirmation naming the patient.
-    const terminate = formsIn(ingresoBlock(html, a.ingresoId!)).find((x) => x.action.endsWith('/TERMINADO/'))!;
-    assert.match(decodeEntities(terminate.attrs), new RegExp(`data-confirm="¿Terminar el ciclo de ${a.nombre}\\?`));
+    // The page that asks before terminating: the question naming the patient, a date defaulting to today, a
+    // required motivo, and the browser's own validation off (the server's Spanish messages are the only ones).
+    const asked = (await client.get(`/patients/ingreso/terminar/${a.ingresoId}/?query_search=${t}`)).body;
+    assert.match(decodeEntities(asked), new RegExp(`<h1>¿Terminar el ciclo de ${a.nombre}\\?</h1>`));
+    const terminate = formsIn(asked).find((x) => x.action.endsWith('/TERMINADO/'))!;
+    assert.match(terminate.attrs, /novalidate/);
     assert.match(terminate.body, new RegExp(`<input[^>]*name="fecha_terminacion"[^>]*type="date"[^>]*value="${TODAY}"`));
     assert.match(terminate.body, /<input[^>]*name="motivo_estado"[^>]*required/);
+    assert.match(terminate.body, new RegExp(`name="query_search" value="${t}"`));
+    assert.match(terminate.body, /name="csrfmiddlewaretoken" value="[^"]+"/);
+    const done = await client.get(`/patients/ingreso/terminar/${f.ingresoId}/`);
+    assert.equal(done.status, 302, 'a finished cycle is not asked about again');
     const suspend = formsIn(ingresoBlock(html, a.ingresoId!)).find((x) => x.action.endsWith('/SUSPENDIDO/'))!;
     assert.match(suspend.body, /name="motivo_estado"/);
     assert.doesNotMatch(suspend.body, /required/);
@@ -218,7 +230,7 @@ describe('GET /patients/follow', () => {
     assert.ok(details, 'history in a <details> element');
     assert.match(details, /Historial de estados \(2\)/);
     const rows = [...details.matchAll(/<tr data-history-id[^>]*>([\s\S]*?)<\/tr>/g)].map((m) =>
-      [...m[1]!.matchAll(/<td>([\s\S]*?)<\/td>/g)].map((c) => decodeEntities(c[1]!)),
+      [...m[1]!.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((c) => decodeEntities(c[1]!)),
     );
     assert.deepEqual(rows[0], ['31/12/2025 19:00', '—', 'Apertura', 'ACTIVO', '10/06/2026', '—']);
     assert.deepEqual(rows[1], ['22/11/2026 10:00', user.username, 'ACTIVO', 'SUSPENDIDO', '22/11/2026', 'Viaje a la costa']);
@@ -306,6 +318,20 @@ describe('journey: create → suspend → reactivate → terminate → new cycle
     assert.deepEqual(await submit(`/patients/ingreso/estado/${ingresoId}/ACTIVO/`), [{ level: 'success', text: MSG.reactivated(nombre) }]);
     assert.match(ingresoBlock(html, ingresoId), /data-estado="ACTIVO"/);
 
+    // The page that asks first: an empty reason comes back to it with the message beside the field.
+    const asked = await client.get(`/patients/ingreso/terminar/${ingresoId}/${search}`);
+    assert.equal(asked.status, 200);
+    html = asked.body;
+    const askedForm = formsIn(html).find((f) => f.action === `/patients/ingreso/estado/${ingresoId}/TERMINADO/`);
+    assert.ok(askedForm);
+    const hidden = Object.fromEntries(
+      [...askedForm.body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1]!, decodeEntities(m[2]!)]),
+    );
+    const invalid = await client.post(askedForm.action, { ...hidden, fecha_terminacion: '2026-11-15', motivo_estado: ' ' });
+    assert.equal(invalid.status, 200);
+    assert.match(invalid.body, /id="error_motivo_estado">Falta el motivo de la terminación\.</);
+    assert.match(invalid.body, /value="2026-11-15"/);
+    assert.match(ingresoBlock(await follow(search), ingresoId), /data-estado="ACTIVO"/);
     const terminated = await submit(`/patients/ingreso/estado/${ingresoId}/TERMINADO/`, { fecha_terminacion: '2026-11-15', motivo_estado: 'Cumplió objetivos' });
     assert.equal(terminated.length, 1);
     assert.equal(terminated[0]!.level, 'success');

@@ -1,11 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../audit/audit.repository.js';
 import { diffFields } from '../audit/audit.rules.js';
 import { today } from '../web/deps.js';
 import { sendErrorPage } from '../web/errors.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
-import { listUrl, parseId, readForm } from '../web/form.js';
-import { redirectWith } from '../web/render.js';
+import { listUrl, parseId, queryValue, readForm } from '../web/form.js';
+import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import {
   applyStatusChange,
   CYCLE_ALREADY_OPEN,
@@ -17,19 +17,22 @@ import {
   decideNewCycle,
   decideStatusChange,
   isEstado,
+  MSG,
   newCycleMessage,
+  terminationErrorsByField,
   statusChangeMessage,
   type Estado,
   type NewCycleDecision,
   type StatusChangeDecision,
 } from './ingreso.rules.js';
 import { FOLLOW_PATH } from './views/follow.links.js';
+import { TerminatePage, type TerminateCycle } from './views/terminate.page.js';
 import { inTransaction } from '../db/transaction.js';
 import { isDomainError } from '../shared/domain-error.js';
 
 /** Fields the follow page's forms send besides their own: where to come back to (search and page). */
 const RETURN_FIELDS = ['query_search', 'page'] as const;
-const STATUS_FIELDS = ['fecha_terminacion', 'motivo_estado', ...RETURN_FIELDS];
+const STATUS_FIELDS = ['fecha_terminacion', 'motivo_estado', 'confirmacion', ...RETURN_FIELDS];
 const NEW_CYCLE_FIELDS = ['fecha_inicio', ...RETURN_FIELDS];
 
 const FIELD_LABELS: Record<string, string> = {
@@ -63,6 +66,33 @@ const actorOf = (request: FastifyRequest) => (request.user ? { id: request.user.
 /** Routes under /patients: the Ingreso lifecycle endpoints (decisions §6); they answer with the follow page. */
 export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
   const { db, clock } = app.deps;
+
+  const sendTerminatePage = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    cycle: TerminateCycle,
+    values: FormValues,
+    errors: FieldErrors,
+  ) => {
+    const query = (values.query_search ?? '').trim();
+    const page = parseId((values.page ?? '').trim()) ?? 1;
+    const back = { url: backTo(values, {}), query, page };
+    return sendPage(
+      reply,
+      <TerminatePage ctx={pageContext(request, reply)} cycle={cycle} values={values} errors={errors} back={back} today={today(app.deps)} />,
+    );
+  };
+
+  // The question before terminating, on a page of our own (no window.confirm; it works without JavaScript).
+  app.get('/ingreso/terminar/:entryId/', async (request, reply) => {
+    const ingresoId = parseId((request.params as { entryId: string }).entryId);
+    if (ingresoId === null) return sendErrorPage(request, reply, 404);
+    const found = await findIngresoForChange(db, ingresoId);
+    if (!found) return sendErrorPage(request, reply, 404);
+    const values = { query_search: queryValue(request.query, 'query_search') ?? '', page: queryValue(request.query, 'page') ?? '' };
+    if (found.estado === 'TERMINADO') return redirectWith(reply, backTo(values, {}), 'info', MSG.finished);
+    return sendTerminatePage(request, reply, found, values, {});
+  });
 
   app.post('/ingreso/estado/:entryId/:newStatus/', async (request, reply) => {
     const params = request.params as { entryId: string; newStatus: string };
@@ -125,6 +155,11 @@ export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
       });
       if (outcome === null) return sendErrorPage(request, reply, 404);
       if (outcome === 'raced') continue;
+      // Sent from the page that asks first: the errors go beside its fields, on that page.
+      if (outcome.decision.kind === 'invalid' && target === 'TERMINADO' && values.confirmacion === '1') {
+        const fieldErrors = terminationErrorsByField(outcome.decision.errors);
+        return sendTerminatePage(request, reply, found, values, fieldErrors);
+      }
       const msg = statusChangeMessage(outcome.decision, outcome.nombre);
       return redirectWith(reply, back, msg.level, msg.text);
     }

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { addDays, toIsoDate } from '../shared/dates.js';
 import {
   startsBeforeLastEnd,
+  terminationErrorsByField,
   CYCLE_START_MSG,
   cycleStartProblem,
   ERR,
@@ -335,6 +336,17 @@ describe('isAtProgramLimit', () => {
   for (const [fecha, today, expected] of cases) {
     test(`${fecha} on ${today} → ${expected}`, () => assert.equal(isAtProgramLimit(fecha, today), expected));
   }
+});
+
+describe('terminationErrorsByField', () => {
+  test('each sentence goes beside the field it is about', () => {
+    assert.deepEqual(terminationErrorsByField([ERR.fechaTerminacionFuture, ERR.motivoMissing]), {
+      fecha_terminacion: ERR.fechaTerminacionFuture,
+      motivo_estado: ERR.motivoMissing,
+    });
+    assert.deepEqual(terminationErrorsByField([ERR.motivoTooLong]), { motivo_estado: ERR.motivoTooLong });
+    assert.deepEqual(terminationErrorsByField([]), {});
+  });
 });
 
 describe('cycleStartProblem', () => {

@@ -122,6 +122,17 @@ export const ERR = {
   motivoTooLong: `El motivo no puede superar ${MOTIVO_MAX_LENGTH} caracteres.`,
 } as const;
 
+/** The sentences of an invalid termination by the field they are about (shown beside it). */
+export function terminationErrorsByField(errors: readonly string[]): { fecha_terminacion?: string; motivo_estado?: string } {
+  const isMotivo = (e: string) => e === ERR.motivoMissing || e === ERR.motivoTooLong;
+  const motivo = errors.filter(isMotivo);
+  const fecha = errors.filter((e) => !isMotivo(e));
+  return {
+    ...(fecha.length > 0 ? { fecha_terminacion: fecha.join(' ') } : {}),
+    ...(motivo.length > 0 ? { motivo_estado: motivo.join(' ') } : {}),
+  };
+}
+
 function trimmedOrNull(s: string | undefined): string | null {
   const t = (s ?? '').trim();
   return t === '' ? null : t;

@@ -36,6 +36,7 @@ export const patientRecordPage = declarePage<{ patientId: number; today: string;
     const ingreso = (await findActiveIngreso(db, patient.id)) ?? null;
     const detail = {
       patient,
+      today,
       edad: edad(patient.fecha_nacimiento, today),
       imc: imc(patient.peso, patient.altura),
       ingreso,

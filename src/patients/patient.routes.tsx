@@ -7,7 +7,7 @@ import { MSG as INGRESO_MSG, startsBeforeLastEnd } from '../ingresos/ingreso.rul
 import { formatDateEs } from '../shared/dates.js';
 import { today } from '../web/deps.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
-import { parseId, readForm } from '../web/form.js';
+import { parseId, queryValue, readForm } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { createPatientWithCycle, pickAudited } from './patient.create.js';
 import {
@@ -27,7 +27,7 @@ import {
   validatePatientForm,
 } from './patient.schema.js';
 import { CreatePatientPage, OTHER_PERSON_FIELD } from './views/create.page.js';
-import { PatientHistory } from '../audit/views/patient-history.js';
+import { historyWithViews, PatientHistory } from '../audit/views/patient-history.js';
 import { followPage } from './follow.pages.js';
 import { patientListPage, patientRecordPage } from './patient.pages.js';
 import { sendErrorPage } from '../web/errors.js';
@@ -127,7 +127,8 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
 
   // ------------------------------------------------------------------------------------------------ detail
 
-  const histories = new PatientHistoryCache(deps.config.timeZone, HISTORY_CACHE_BYTES);
+  // The changes only: the views are shown, per request, with the "Incluir consultas" filter (decision 0036).
+  const histories = new PatientHistoryCache(deps.config.timeZone, HISTORY_CACHE_BYTES, 'changes');
 
   /**
    * The patient's page: the record (kept after a GET; with a posted form's values and errors after a failed POST,
@@ -152,11 +153,14 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
       patientId,
       requestId: String(request.id),
     });
+    const includeViews = form === null && queryValue(request.query, 'consultas') === '1';
     // With kept pages off (the differential tests), the history is read whole on every visit too.
-    const historyCache = app.pages.enabled ? histories : new PatientHistoryCache(deps.config.timeZone, HISTORY_CACHE_BYTES);
-    const history = await historyCache.rows(db, patientId, HISTORY_LIMIT, app.auditViews.pendingForPatient(patientId));
+    const historyCache = app.pages.enabled ? histories : new PatientHistoryCache(deps.config.timeZone, HISTORY_CACHE_BYTES, 'changes');
+    const history = includeViews
+      ? await historyWithViews(db, patientId, HISTORY_LIMIT, app.auditViews.pendingForPatient(patientId), deps.config.timeZone)
+      : await historyCache.rows(db, patientId, HISTORY_LIMIT, []);
     return sendKeptPage(request, reply, record, {
-      after: <PatientHistory count={history.count} rows={history.rows} limit={HISTORY_LIMIT} />,
+      after: <PatientHistory count={history.count} rows={history.rows} limit={HISTORY_LIMIT} patientId={patientId} includeViews={includeViews} />,
     });
   };
 

@@ -6,15 +6,19 @@ import { BIRTH_MSG } from './patient.rules.js';
 
 describe('parseListQuery', () => {
   test('defaults', () => {
-    assert.deepEqual(parseListQuery({}), { query: '', mesFiltro: null, page: 1 });
-    assert.deepEqual(parseListQuery(undefined), { query: '', mesFiltro: null, page: 1 });
+    assert.deepEqual(parseListQuery({}), { query: '', mesFiltro: null, mesFiltroError: null, page: 1 });
+    assert.deepEqual(parseListQuery(undefined), { query: '', mesFiltro: null, mesFiltroError: null, page: 1 });
   });
   test('values', () => {
-    assert.deepEqual(parseListQuery({ query_search: ' ana ', mes_filtro: '7', page: '3' }), { query: 'ana', mesFiltro: 7, page: 3 });
+    assert.deepEqual(parseListQuery({ query_search: ' ana ', mes_filtro: '7', page: '3' }), { query: 'ana', mesFiltro: 7, mesFiltroError: null, page: 3 });
   });
   test('mes_filtro out of range or not a number is ignored', () => {
     for (const m of ['0', '19', 'abc', '-1', '7.5', '']) assert.equal(parseListQuery({ mes_filtro: m }).mesFiltro, null);
     assert.equal(parseListQuery({ mes_filtro: ['1', '2'] }).mesFiltro, null);
+    // A month that was sent and is ignored says so, beside the filter.
+    assert.equal(parseListQuery({ mes_filtro: '99' }).mesFiltroError, '«99» no es un mes del programa (de 1 a 18): se muestran todos los meses.');
+    assert.equal(parseListQuery({ mes_filtro: '' }).mesFiltroError, null);
+    assert.equal(parseListQuery({ mes_filtro: '7' }).mesFiltroError, null);
   });
   test('page: not a number → 1, zero → 1, huge → very large (clamped later to the last page)', () => {
     assert.equal(parseListQuery({ page: 'abc' }).page, 1);

@@ -1,6 +1,6 @@
 // The patient form and the list query parameters: raw request input → validated values or field errors.
 
-import { parseMesFiltro } from '../ingresos/ingreso.rules.js';
+import { MES_CAPITA_MAX, parseMesFiltro } from '../ingresos/ingreso.rules.js';
 import { cycleStartProblem } from '../ingresos/ingreso.rules.js';
 import { parseCalendarDate, parseIsoDate } from '../shared/dates.js';
 import { formatHundredths, parseDecimalHundredths } from '../shared/decimal.js';
@@ -34,6 +34,8 @@ export interface ListQuery {
   query: string;
   /** mes_filtro 1..18, or null when absent, out of range or not a number (decisions §5: ignored). */
   mesFiltro: number | null;
+  /** Why a mes_filtro that was sent is ignored (shown beside the filter), or null. */
+  mesFiltroError: string | null;
   /** The requested page, ≥ 1 (a non-number means 1); searchPatients clamps it to the last page. */
   page: number;
 }
@@ -41,10 +43,18 @@ export interface ListQuery {
 /** `?query_search=…&mes_filtro=…&page=…` of the list pages; repeated or odd parameters count as absent. */
 export function parseListQuery(query: unknown): ListQuery {
   const q = (queryValue(query, 'query_search') ?? '').trim().slice(0, QUERY_SEARCH_MAX);
-  const mesFiltro = parseMesFiltro(queryValue(query, 'mes_filtro'));
+  const rawMes = (queryValue(query, 'mes_filtro') ?? '').trim();
+  const mesFiltro = parseMesFiltro(rawMes);
+  const mesFiltroError = rawMes !== '' && mesFiltro === null ? mesFiltroMessage(rawMes) : null;
   const rawPage = (queryValue(query, 'page') ?? '').trim();
   const page = /^\d{1,9}$/.test(rawPage) ? Math.max(1, Number(rawPage)) : /^\d+$/.test(rawPage) ? 1e9 : 1;
-  return { query: q, mesFiltro, page };
+  return { query: q, mesFiltro, mesFiltroError, page };
+}
+
+/** The message beside the month filter when the month sent is not one of the program's (it is ignored). */
+export function mesFiltroMessage(raw: string): string {
+  const shown = raw.length > 12 ? `${raw.slice(0, 12)}…` : raw;
+  return `«${shown}» no es un mes del programa (de 1 a ${MES_CAPITA_MAX}): se muestran todos los meses.`;
 }
 
 export { listUrl };

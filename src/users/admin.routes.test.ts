@@ -51,7 +51,7 @@ describe('user administration (/users/)', () => {
     const res = await admin.get('/users/');
     assert.equal(res.status, 200);
     assert.match(res.body, new RegExp(`data-user-id="${other.id}" data-active="true"`));
-    assert.match(res.body, new RegExp(`data-user-id="${adminId}" data-active="true"[^]*?<td>Sí</td>`));
+    assert.match(res.body, new RegExp(`data-user-id="${adminId}" data-active="true"[^]*?<td data-label="Administrador">Sí</td>`));
     assert.match(res.body, /Último ingreso/);
   });
 

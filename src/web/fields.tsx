@@ -130,3 +130,44 @@ export function FormError({ errors }: { errors: FieldErrors }) {
     </div>
   );
 }
+
+/**
+ * What is wrong with a posted form, above its fields: the form-wide error, then every field in error by its
+ * label, each a link to the field. It takes the focus when the page opens (autofocus; app.js as well), so a
+ * person using a screen reader or a keyboard starts from it. Nothing when there are no errors.
+ */
+export function ErrorSummary({
+  errors,
+  labels,
+  intro,
+  idPrefix = '',
+}: {
+  errors: FieldErrors;
+  /** labels of the form's fields, by name, in form order */
+  labels: Readonly<Record<string, string>>;
+  intro: string;
+  idPrefix?: string;
+}) {
+  const names = Object.keys(errors).filter((n) => n !== '_form');
+  if (names.length === 0 && !errors._form) return null;
+  const ordered = [...Object.keys(labels).filter((n) => names.includes(n)), ...names.filter((n) => !(n in labels))];
+  const titleId = `error_summary_${idPrefix}title`;
+  return (
+    <div class="message message-error error-summary" role="alert" data-message-level="error" data-error-summary tabIndex={-1} autofocus aria-labelledby={titleId}>
+      <p id={titleId} class="error-summary-title">
+        {errors._form ?? intro}
+      </p>
+      {ordered.length > 0 && (
+        <ul>
+          {ordered.map((name) => (
+            <li>
+              <a href={`#id_${idPrefix}${name}`}>
+                {labels[name] ?? name}: {errors[name]}
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { sendErrorPage } from './errors.js';
 
-const PUBLIC_PATHS = new Set(['/users/login/', '/users/login', '/users/setup/', '/users/setup', '/healthz']);
+const PUBLIC_PATHS = new Set(['/users/login/', '/users/login', '/users/setup/', '/users/setup', '/healthz', '/favicon.ico']);
 
 export const isPublicPath = (path: string): boolean => PUBLIC_PATHS.has(path) || path.startsWith('/static/');
 

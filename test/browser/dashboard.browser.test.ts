@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { createPatient } from '../../src/patients/patient.fixtures.js';
+import type { Page } from 'playwright-core';
 import { loggedInPage, startBrowserTest, type BrowserContext } from './harness.js';
 
 let b: BrowserContext;
@@ -20,13 +21,15 @@ test('log in, read the dashboard chart, download the capitation CSV', async () =
   const { page } = await loggedInPage(b);
   const chart = page.getByRole('img', { name: /Ingresos activos por mes de cápita/ });
   assert.ok(await chart.isVisible());
-  const bar1 = page.locator('[data-chart="mes-capita"] g.chart-bar[data-mes="1"] rect');
-  const bar3 = page.locator('[data-chart="mes-capita"] g.chart-bar[data-mes="3"] rect');
+  const bar1 = page.locator('svg[data-chart="mes-capita"]:visible g.chart-bar[data-mes="1"] rect');
+  const bar3 = page.locator('svg[data-chart="mes-capita"]:visible g.chart-bar[data-mes="3"] rect');
   const box1 = await bar1.boundingBox();
   const box3 = await bar3.boundingBox();
   assert.ok(box1 && box3 && box3.height > 0);
   assert.ok(Math.abs(box1.height - 2 * box3.height) < 1.5, `${box1.height} vs ${box3.height}`);
   assert.equal(await page.locator('[data-figure="activos"] .figure-value').textContent(), '3');
+
+  assert.ok((await labelPixels(page)) >= 11);
 
   await page.getByLabel('Mes (AAAA-MM)').fill('2026-11');
   await page.getByLabel('Entidad de salud').selectOption('ENTITY_A');
@@ -40,5 +43,32 @@ test('log in, read the dashboard chart, download the capitation CSV', async () =
       'BR-1;CC;Lucía;Núñez;ENTITY_A;PROGRAMA AOS;1;259783,00\r\n' +
       'BR-3;CC;Sofía;Peña;ENTITY_A;PROGRAMA AOS;3;259783,00\r\n',
   );
+  await page.context().close();
+});
+
+/** The smallest label of the chart shown, in pixels on screen (its font size times the drawing's scale). */
+async function labelPixels(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const svg = [...document.querySelectorAll<SVGSVGElement>('svg[data-chart="mes-capita"]')].find((s) => s.getBoundingClientRect().width > 0)!;
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    return Math.min(...[...svg.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize) * scale));
+  });
+}
+
+test('the chart fits a phone and a desktop, its labels readable on both, its figures in a table', async () => {
+  const { page } = await loggedInPage(b);
+  for (const [width, height] of [[390, 844], [1366, 900], [800, 900]] as const) {
+    await page.setViewportSize({ width, height });
+    const shown = page.locator('svg[data-chart="mes-capita"]:visible');
+    assert.equal(await shown.count(), 1, `${width}`);
+    const box = (await shown.boundingBox())!;
+    const card = (await page.locator('.chart-figure').boundingBox())!;
+    assert.ok(box.width <= card.width + 0.5 && box.width >= card.width * 0.95, `${width}: chart ${box.width} in a card of ${card.width}`);
+    const px = await labelPixels(page);
+    assert.ok(px >= 11, `${width}: labels of ${px.toFixed(1)} px`);
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true);
+  }
+  await page.getByText('Ver los datos del gráfico').click();
+  assert.ok(await page.getByRole('table', { name: 'Ingresos activos por mes de cápita' }).isVisible());
   await page.context().close();
 });

@@ -47,9 +47,10 @@ export async function startBrowserTest(): Promise<BrowserContext> {
 export async function loggedInPage(
   b: BrowserContext,
   user?: { username: string; password: string },
+  viewport?: { width: number; height: number },
 ): Promise<{ page: Page; user: { username: string; password: string } }> {
   const who = user ?? (await createUser(b.ctx.db));
-  const context = await b.browser.newContext({ locale: 'es-CO', baseURL: b.baseUrl });
+  const context = await b.browser.newContext({ locale: 'es-CO', baseURL: b.baseUrl, ...(viewport ? { viewport } : {}) });
   const page = await context.newPage();
   await page.goto('/users/login/');
   await page.getByLabel('Usuario').fill(who.username);

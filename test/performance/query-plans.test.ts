@@ -202,8 +202,9 @@ describe(`query plans (engine=${ENGINE})`, () => {
     assertUses(await plansOfPage('/patients/follow?query_search=gonz'), [SEARCH_INDEX, 'ingresos_paciente_idx', 'ingreso_historial_ingreso_idx']);
   });
 
-  test('/patients/<id>/ reads the patient’s history by patient', async () => {
-    assertUses(await plansOfPage(`/patients/${patientId}/`), ['audit_log_patient_idx']);
+  test('/patients/<id>/ reads the patient’s changes from their own index, and with the views by patient', async () => {
+    assertUses(await plansOfPage(`/patients/${patientId}/`), ['audit_log_patient_changes_idx']);
+    assertUses(await plansOfPage(`/patients/${patientId}/?consultas=1`), ['audit_log_patient_idx']);
   });
 
   test('/exams/<id>/ reads the active cycle’s records by Ingreso', async () => {
@@ -228,14 +229,14 @@ describe(`query plans of the dashboard and the capitation report (engine=${ENGIN
     const plans = await plansOfPage('/dashboard/');
     assert.ok(plans.some((p) => /from "table_versions"/.test(p.sql)), 'the data version is read');
     assert.ok(plans.some((p) => /ultimo_monitoreo/.test(p.sql)), 'the figures were computed, not served from the cache');
-    assertUses(plans, [
-      // the grouped pass over the open Ingresos
-      SQLITE ? 'ingresos_one_open_per_patient' : 'ingresos_one_open_per_patient|ingresos_open_fecha_idx',
-      'ingresos_fecha_inicio_idx',
-      'ingresos_fecha_fin_idx',
-      'ingresos_open_fecha_idx',
-      'patients_active_monitoreo_idx',
-    ]);
+    // The counts come from the counters the triggers keep (migration 0070), never from an aggregate over the
+    // patients or their Ingresos; only the two short lists read those tables, each a range of an index.
+    for (const counter of ['dashboard_open_counts', 'dashboard_cycle_counts', 'dashboard_monitoreo_counts']) {
+      assert.ok(plans.some((p) => new RegExp(`from "${counter}"`).test(p.sql)), `${counter} is read`);
+    }
+    const aggregates = plans.filter((p) => /count\(|sum\(/i.test(p.sql) && /"(patients|ingresos)"/.test(p.sql));
+    assert.deepEqual(aggregates.map((p) => p.sql), [], 'no count over patients or ingresos');
+    assertUses(plans, ['ingresos_open_fecha_idx', 'patients_active_monitoreo_idx']);
   });
 
   test('/dashboard/ served from the cache reads the session and the table versions only', async () => {

@@ -1,22 +1,23 @@
 import type { ComponentChildren } from 'preact';
 import { formatDateTimeEs } from '../../shared/dates.js';
-import { actionLabel, entityLabel, parseChanges } from '../audit.labels.js';
+import { readableChanges } from '../audit.format.js';
+import { actionLabel, entityLabel } from '../audit.labels.js';
 import type { AuditListRow } from '../audit.repository.js';
 
-/** The fields before → after (or the details) of one entry. */
-export function AuditChanges({ changes }: { changes: string | null }) {
-  const parsed = parseChanges(changes);
+/** The fields before → after (or the details) of one entry, as staff typed and read them. */
+export function AuditChanges({ entityType, changes, timeZone }: { entityType: string | null; changes: string | null; timeZone: string }) {
+  const parsed = readableChanges(entityType, changes, timeZone);
   if (parsed.fields.length === 0 && parsed.details.length === 0) return <span class="muted">—</span>;
   return (
     <ul class="audit-changes">
       {parsed.fields.map((f) => (
         <li data-field={f.field}>
-          <strong>{f.field}</strong>: <del>{f.before}</del> → <ins>{f.after}</ins>
+          <strong>{f.label}</strong>: <del>{f.before}</del> → <ins>{f.after}</ins>
         </li>
       ))}
       {parsed.details.map((d) => (
         <li data-detail={d.key}>
-          <strong>{d.key}</strong>: {d.value}
+          <strong>{d.label}</strong>: {d.value}
         </li>
       ))}
     </ul>
@@ -49,10 +50,10 @@ export function AuditTime({ at, timeZone }: { at: string; timeZone: string }) {
 export function AuditCells({ entry, timeZone, time }: { entry: Omit<AuditListRow, 'id'>; timeZone: string; time?: ComponentChildren }) {
   return (
     <>
-      <td>{time ?? <AuditTime at={entry.at} timeZone={timeZone} />}</td>
-      <td>{entry.username ?? <span class="muted">(sin usuario)</span>}</td>
-      <td>{actionLabel(entry.action)}</td>
-      <td>
+      <td data-label="Fecha">{time ?? <AuditTime at={entry.at} timeZone={timeZone} />}</td>
+      <td data-label="Usuario">{entry.username ?? <span class="muted">(sin usuario)</span>}</td>
+      <td data-label="Acción">{actionLabel(entry.action)}</td>
+      <td data-label="Registro">
         {recordText(entry)}
         {entry.patient_id !== null && entry.entity_type !== 'patient' && (
           <>
@@ -67,8 +68,8 @@ export function AuditCells({ entry, timeZone, time }: { entry: Omit<AuditListRow
           </>
         )}
       </td>
-      <td>
-        <AuditChanges changes={entry.changes} />
+      <td data-label="Cambios">
+        <AuditChanges entityType={entry.entity_type} changes={entry.changes} timeZone={timeZone} />
       </td>
     </>
   );
@@ -88,7 +89,7 @@ export function AuditTable({ entries, timeZone, empty }: { entries: AuditListRow
 /** The audit table around rows already made (AuditRow elements, or kept rendered rows); `count` of them. */
 export function AuditRowsTable({ count, empty, children }: { count: number; empty: string; children: ComponentChildren }) {
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0} role="region" aria-label="Entradas de auditoría">
       <table class="table" data-table="audit">
         <thead>
           <tr>

@@ -57,7 +57,7 @@ function Figure({ name, label, value }: { name: string; label: string; value: nu
 function CountTable({ caption, name, rows, labels }: { caption: string; name: string; rows: GroupCount[]; labels: readonly { value: string; label: string }[] }) {
   const total = rows.reduce((a, r) => a + r.n, 0);
   return (
-    <table class="table" data-table={name}>
+    <table class="table table-compact" data-table={name}>
       <caption>{caption}</caption>
       <thead>
         <tr>
@@ -125,7 +125,7 @@ export function DashboardSummary({ data }: { data: DashboardData }) {
       <section class="card" id="capita">
         <h2>Cápita de {monthName}</h2>
         <p class="muted">Suma del valor de cápita de los pacientes con un ingreso ACTIVO, por entidad de salud.</p>
-        <table class="table" data-table="capita">
+        <table class="table table-compact" data-table="capita">
           <thead>
             <tr>
               <th scope="col">Entidad de salud</th>
@@ -223,16 +223,16 @@ export function DashboardLists({ data }: { data: DashboardData }) {
             <tbody>
               {data.atLimit.rows.map((r) => (
                 <tr data-ingreso-id={String(r.ingresoId)}>
-                  <td>
+                  <td data-label="Paciente">
                     <a href={`/patients/follow?query_search=${encodeURIComponent(r.documento)}`}>
                       {r.nombre} {r.apellido}
                     </a>
                   </td>
-                  <td>{r.documento}</td>
-                  <td>
+                  <td data-label="Documento">{r.documento}</td>
+                  <td data-label="Estado">
                     <span class={`badge badge-${r.estado}`}>{r.estado}</span>
                   </td>
-                  <td>{formatDateEs(r.fechaInicio)}</td>
+                  <td data-label="Inicio">{formatDateEs(r.fechaInicio)}</td>
                 </tr>
               ))}
             </tbody>
@@ -262,13 +262,13 @@ export function DashboardLists({ data }: { data: DashboardData }) {
               <tbody>
                 {data.staleMonitoring.rows.map((r) => (
                   <tr data-patient-id={String(r.pacienteId)}>
-                    <td>
+                    <td data-label="Paciente">
                       <a href={`/exams/${r.pacienteId}/`}>
                         {r.nombre} {r.apellido}
                       </a>
                     </td>
-                    <td>{r.documento}</td>
-                    <td>{r.ultimo ? formatDateEs(r.ultimo) : 'Nunca'}</td>
+                    <td data-label="Documento">{r.documento}</td>
+                    <td data-label="Último monitoreo">{r.ultimo ? formatDateEs(r.ultimo) : 'Nunca'}</td>
                   </tr>
                 ))}
               </tbody>

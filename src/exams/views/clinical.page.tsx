@@ -6,7 +6,9 @@ import { formatDateEs } from '../../shared/dates.js';
 import { EXAM_KINDS } from '../exam.rules.js';
 import type { CycleSummary, ExamRecordView, SeriesRow } from '../exam.repository.js';
 import { CycleList, EstadoBadge, fullName, PatientSummary, RecordTimeline } from './components.js';
-import { ExamForms, KIND_PATHS, type PostedForm } from './forms.js';
+import { examFormLabels, ExamForms, KIND_PATHS, type PostedForm } from './forms.js';
+import { ErrorSummary } from '../../web/fields.js';
+import { PrintHeader } from '../../web/print.js';
 import { Trends } from './trends.js';
 
 export interface ClinicalViewData {
@@ -32,15 +34,18 @@ export function ClinicalContent({ data }: { data: ClinicalViewData }) {
   const suspended = cycles.find((c) => c.estado === 'SUSPENDIDO');
   return (
     <>
-      <p>
+      <p class="no-print">
         <a href="/exams/">← Exámenes</a>
       </p>
+      <PrintHeader title="Vista clínica" name={fullName(patient)} documento={`${patient.tipo_documento} ${patient.documento}`} printedOn={today} />
       <h1>Vista clínica: {fullName(patient)}</h1>
       {data.posted && (
-        <div class="message message-error" role="alert" data-message-level="error">
-          No se guardó el registro de {labelOf(EXAM_KINDS, data.posted.kind).toLowerCase()}: revise los campos marcados.{' '}
-          <a href={`#form-${KIND_PATHS[data.posted.kind]}`}>Ir al formulario</a>
-        </div>
+        <ErrorSummary
+          errors={data.posted.errors}
+          labels={examFormLabels(data.posted.kind)}
+          idPrefix={`${KIND_PATHS[data.posted.kind]}_`}
+          intro={`No se guardó el registro de ${labelOf(EXAM_KINDS, data.posted.kind).toLowerCase()}: revise los campos marcados.`}
+        />
       )}
       <section class="card" aria-label="Resumen del paciente">
         <PatientSummary patient={patient} today={today} />
@@ -56,7 +61,7 @@ export function ClinicalContent({ data }: { data: ClinicalViewData }) {
           <Trends series={data.series} />
           <section aria-labelledby="timeline_h">
             <h2 id="timeline_h">Registros del ingreso actual</h2>
-            <p class="actions">
+            <p class="actions no-print">
               Agregar: <a href="#form-monitoreo">Monitoreo</a> · <a href="#form-psicologia">Psicología</a> ·{' '}
               <a href="#form-otros">Otro examen</a>
             </p>

@@ -74,7 +74,7 @@ export function PatientSummary({ patient, today }: { patient: PatientRow; today:
 export function CycleList({ patientId, cycles, current }: { patientId: number; cycles: CycleSummary[]; current?: number }) {
   if (cycles.length === 0) return <p class="muted">El paciente no tiene ingresos registrados.</p>;
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0} role="region" aria-label="Ingresos del paciente">
       <table class="table cycles">
         <thead>
           <tr>
@@ -88,7 +88,7 @@ export function CycleList({ patientId, cycles, current }: { patientId: number; c
         <tbody>
           {cycles.map((c) => (
             <tr data-ingreso-id={String(c.id)} data-estado={c.estado}>
-              <td>
+              <td data-label="Ingreso">
                 {c.id === current ? (
                   <span aria-current="page">Ingreso #{c.id}</span>
                 ) : (
@@ -98,12 +98,12 @@ export function CycleList({ patientId, cycles, current }: { patientId: number; c
                   </a>
                 )}
               </td>
-              <td>
+              <td data-label="Estado">
                 <EstadoBadge estado={c.estado} />
               </td>
-              <td>{formatDateEs(c.fecha_inicio)}</td>
-              <td>{c.fecha_fin ? formatDateEs(c.fecha_fin) : '—'}</td>
-              <td>{c.registros}</td>
+              <td data-label="Inicio">{formatDateEs(c.fecha_inicio)}</td>
+              <td data-label="Fin">{c.fecha_fin ? formatDateEs(c.fecha_fin) : '—'}</td>
+              <td data-label="Registros">{c.registros}</td>
             </tr>
           ))}
         </tbody>
@@ -189,6 +189,7 @@ function VoidForm({ patientId, record }: { patientId: number; record: ExamRecord
         method="post"
         action={`/exams/${patientId}/registro/${record.id}/anular/`}
         class="inline-form"
+        novalidate
         data-confirm="¿Anular este registro? Dejará de verse en la vista clínica y quedará en el historial del ingreso."
       >
         <CsrfField />

@@ -2,9 +2,19 @@
 // values and field errors back; the others start fresh.
 
 import type { ComponentChildren } from 'preact';
-import { FormError, SelectField, TextAreaField, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { SelectField, TextAreaField, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
 import { CsrfField } from '../../web/layout.js';
 import { EXAM_TEXT_MAX, TIPOS_MONITOREO, TIPOS_SESION, type ExamKindValue } from '../exam.rules.js';
+import { EXAM_FIELDS, type ExamFieldName } from '../exam.fields.js';
+import { EXAM_FORM_FIELDS } from '../exam.schema.js';
+import { formLabel } from '../../shared/field-defs.js';
+
+/** A field's label, from the definitions the history reads too. */
+const L = (name: ExamFieldName): string => formLabel(EXAM_FIELDS[name]);
+
+/** A kind's form labels by field name, in form order (the error summary lists the fields in error with them). */
+export const examFormLabels = (kind: ExamKindValue): Record<string, string> =>
+  Object.fromEntries(EXAM_FORM_FIELDS[kind].map((name) => [name, name in EXAM_FIELDS ? L(name as ExamFieldName) : name]));
 
 export interface PostedForm {
   kind: ExamKindValue;
@@ -30,10 +40,9 @@ function ExamForm({
 }) {
   const path = KIND_PATHS[kind];
   return (
-    <form method="post" action={`/exams/${patientId}/${path}/`} id={`form-${path}`} class="card exam-form" data-exam-form={kind}>
+    <form method="post" action={`/exams/${patientId}/${path}/`} id={`form-${path}`} class="card exam-form" data-exam-form={kind} novalidate>
       <h3>{title}</h3>
       <CsrfField />
-      <FormError errors={errors} />
       {children}
       <div class="actions">
         <button type="submit" class="button primary">
@@ -56,37 +65,37 @@ export function ExamForms({ patientId, today, posted }: { patientId: number; tod
   const decimal = { inputMode: 'decimal' };
   const whole = { inputMode: 'numeric' };
   return (
-    <section class="exam-forms" aria-labelledby="forms_h">
+    <section class="exam-forms no-print" aria-labelledby="forms_h">
       <h2 id="forms_h">Agregar un registro</h2>
       <div class="grid-2">
         <ExamForm patientId={patientId} kind="MONITOREO" title="Monitoreo" errors={m.errors}>
-          <TextField {...m} name="fecha" label="Fecha" type="date" required />
-          <SelectField {...m} name="tipo" label="Tipo" choices={TIPOS_MONITOREO} required />
+          <TextField {...m} name="fecha" label={L('fecha')} type="date" required />
+          <SelectField {...m} name="tipo" label={L('tipo')} choices={TIPOS_MONITOREO} required />
           <div class="fields">
-            <TextField {...m} {...decimal} name="iah" label="IAH (eventos/h)" hint="0 a 200" />
-            <TextField {...m} {...decimal} name="saturacion_minima" label="Saturación mínima (%)" hint="0 a 100" />
-            <TextField {...m} {...decimal} name="horas_uso_promedio" label="Horas de uso promedio" hint="0 a 24" />
-            <TextField {...m} {...decimal} name="porcentaje_noches_4h" label="Noches con uso ≥ 4 h (%)" hint="0 a 100" />
-            <TextField {...m} {...decimal} name="presion_cmh2o" label="Presión (cmH₂O)" hint="0 a 30" />
-            <TextField {...m} {...decimal} name="fuga_lpm" label="Fuga (L/min)" hint="0 a 200" />
+            <TextField {...m} {...decimal} name="iah" label={L('iah')} hint="0 a 200" />
+            <TextField {...m} {...decimal} name="saturacion_minima" label={L('saturacion_minima')} hint="0 a 100" />
+            <TextField {...m} {...decimal} name="horas_uso_promedio" label={L('horas_uso_promedio')} hint="0 a 24" />
+            <TextField {...m} {...decimal} name="porcentaje_noches_4h" label={L('porcentaje_noches_4h')} hint="0 a 100" />
+            <TextField {...m} {...decimal} name="presion_cmh2o" label={L('presion_cmh2o')} hint="0 a 30" />
+            <TextField {...m} {...decimal} name="fuga_lpm" label={L('fuga_lpm')} hint="0 a 200" />
           </div>
-          <TextAreaField {...m} name="observaciones" label="Observaciones" maxLength={EXAM_TEXT_MAX.observaciones} />
+          <TextAreaField {...m} name="observaciones" label={L('observaciones')} maxLength={EXAM_TEXT_MAX.observaciones} />
         </ExamForm>
         <ExamForm patientId={patientId} kind="PSICOLOGIA" title="Psicología" errors={p.errors}>
-          <TextField {...p} name="fecha" label="Fecha" type="date" required />
-          <SelectField {...p} name="tipo_sesion" label="Tipo de sesión" choices={TIPOS_SESION} required />
+          <TextField {...p} name="fecha" label={L('fecha')} type="date" required />
+          <SelectField {...p} name="tipo_sesion" label={L('tipo_sesion')} choices={TIPOS_SESION} required />
           <div class="fields">
-            <TextField {...p} {...whole} name="numero_sesion" label="Número de sesión" hint="1 a 50" />
-            <TextField {...p} {...whole} name="isi" label="ISI (índice de severidad del insomnio)" hint="0 a 28" />
-            <TextField {...p} {...whole} name="epworth" label="Epworth (somnolencia)" hint="0 a 24" />
+            <TextField {...p} {...whole} name="numero_sesion" label={L('numero_sesion')} hint="1 a 50" />
+            <TextField {...p} {...whole} name="isi" label={L('isi')} hint="0 a 28" />
+            <TextField {...p} {...whole} name="epworth" label={L('epworth')} hint="0 a 24" />
           </div>
-          <TextAreaField {...p} name="observaciones" label="Observaciones" maxLength={EXAM_TEXT_MAX.observaciones} />
+          <TextAreaField {...p} name="observaciones" label={L('observaciones')} maxLength={EXAM_TEXT_MAX.observaciones} />
         </ExamForm>
         <ExamForm patientId={patientId} kind="OTRO" title="Otro examen" errors={o.errors}>
-          <TextField {...o} name="fecha" label="Fecha" type="date" required />
-          <TextField {...o} name="nombre_examen" label="Nombre del examen" required maxLength={EXAM_TEXT_MAX.nombre_examen} />
-          <TextAreaField {...o} name="resultado" label="Resultado" maxLength={EXAM_TEXT_MAX.resultado} />
-          <TextAreaField {...o} name="observaciones" label="Observaciones" maxLength={EXAM_TEXT_MAX.observaciones} />
+          <TextField {...o} name="fecha" label={L('fecha')} type="date" required />
+          <TextField {...o} name="nombre_examen" label={L('nombre_examen')} required maxLength={EXAM_TEXT_MAX.nombre_examen} />
+          <TextAreaField {...o} name="resultado" label={L('resultado')} maxLength={EXAM_TEXT_MAX.resultado} />
+          <TextAreaField {...o} name="observaciones" label={L('observaciones')} maxLength={EXAM_TEXT_MAX.observaciones} />
         </ExamForm>
       </div>
     </section>

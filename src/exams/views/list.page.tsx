@@ -30,7 +30,7 @@ export function ExamListContent({ query, result }: { query: string; result: Pati
         {result.total > 0 && <a href={listUrl('/exams/export.csv', { query_search: query })}>Descargar la lista (CSV)</a>}
       </p>
       {result.rows.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Pacientes con ingreso activo">
           <table class="table">
             <thead>
               <tr>
@@ -45,18 +45,18 @@ export function ExamListContent({ query, result }: { query: string; result: Pati
             <tbody>
               {result.rows.map((r) => (
                 <tr data-patient-id={String(r.id)}>
-                  <td>
+                  <td data-label="Paciente">
                     <a href={`/exams/${r.id}/`}>
                       {r.apellido}, {r.nombre}
                     </a>
                   </td>
-                  <td>
+                  <td data-label="Documento">
                     {r.tipo_documento} {r.documento}
                   </td>
-                  <td>{labelOf(PROGRAMAS, r.programa)}</td>
-                  <td>{labelOf(ENTIDADES_SALUD, r.entidad_salud)}</td>
-                  <td>{r.fecha_inicio ? formatDateEs(r.fecha_inicio) : '—'}</td>
-                  <td>{r.mes_capita ?? '—'}</td>
+                  <td data-label="Programa">{labelOf(PROGRAMAS, r.programa)}</td>
+                  <td data-label="Entidad">{labelOf(ENTIDADES_SALUD, r.entidad_salud)}</td>
+                  <td data-label="Ingreso desde">{r.fecha_inicio ? formatDateEs(r.fecha_inicio) : '—'}</td>
+                  <td data-label="Mes de cápita">{r.mes_capita ?? '—'}</td>
                 </tr>
               ))}
             </tbody>

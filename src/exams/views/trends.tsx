@@ -110,7 +110,7 @@ function Chart({
       </svg>
       <details>
         <summary>Ver los datos del gráfico</summary>
-        <table class="table">
+        <table class="table table-compact">
           <caption class="sr-only">{`${metric.label} en el ciclo`}</caption>
           <thead>
             <tr>

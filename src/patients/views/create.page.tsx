@@ -1,8 +1,8 @@
-import { FormError, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { ErrorSummary, type FieldErrors, type FormValues } from '../../web/fields.js';
 import { CsrfField, Layout } from '../../web/layout.js';
 import type { PageContext } from '../../web/render.js';
 import { formatDateEs } from '../../shared/dates.js';
-import { PatientFields } from './patient-form.js';
+import { PATIENT_FORM_LABELS, PatientFields } from './patient-form.js';
 
 /** The checkbox that confirms a new patient is not one of the similar people shown (decision 0043). */
 export const OTHER_PERSON_FIELD = 'es_otra_persona';
@@ -65,12 +65,7 @@ export function CreatePatientPage({
       <p class="muted">Los campos marcados con * son obligatorios. Al guardar se abre su primer ciclo (ingreso) ACTIVO.</p>
       <form method="post" action="/patients/create/" novalidate class="patient-form">
         <CsrfField />
-        <FormError errors={errors} />
-        {Object.keys(errors).length > 0 && !errors._form && (
-          <div class="message message-error" role="alert" data-message-level="error">
-            Revise los campos marcados: no se guardó nada.
-          </div>
-        )}
+        <ErrorSummary errors={errors} labels={PATIENT_FORM_LABELS} intro="Revise los campos marcados: no se guardó nada." />
         {similar.length > 0 && <SimilarPeopleWarning similar={similar} />}
         <PatientFields values={values} errors={errors} />
         <div class="actions">

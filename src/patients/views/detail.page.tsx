@@ -1,7 +1,8 @@
 import type { IngresoRow } from '../../ingresos/ingreso.table.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { formatCop, formatHundredths } from '../../shared/decimal.js';
-import { FormError, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { ErrorSummary, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { PrintHeader } from '../../web/print.js';
 import { CsrfField } from '../../web/layout.js';
 import {
   DIAGNOSTICOS,
@@ -14,10 +15,12 @@ import {
   ZONAS,
 } from '../patient.rules.js';
 import type { PatientRow } from '../patient.table.js';
-import { PatientFields } from './patient-form.js';
+import { PATIENT_FORM_LABELS, PatientFields } from './patient-form.js';
 
 export interface PatientDetail {
   patient: PatientRow;
+  /** the day the record is read (printed on paper copies) */
+  today: string;
   edad: number;
   imc: number | null;
   /** The ACTIVO Ingreso (the spec's ingreso_actual), or null. */
@@ -28,6 +31,14 @@ export interface PatientDetail {
 const dec = (n: number | null, unit: string) => (n === null ? '—' : `${formatHundredths(n)} ${unit}`);
 
 export const patientTitle = (p: PatientRow) => `${p.nombre} ${p.apellido}`;
+
+/** The page's sections, for the in-page navigation. */
+const SECTIONS = [
+  { id: 'ficha', label: 'Ficha' },
+  { id: 'ciclo', label: 'Ciclo actual' },
+  { id: 'editar', label: 'Editar' },
+  { id: 'historial', label: 'Historial' },
+] as const;
 
 /**
  * The record: the patient's data, the current Ingreso and the edit form. Without a posted form it depends on the
@@ -62,9 +73,15 @@ export function PatientRecord({ detail, values, errors }: { detail: PatientDetai
   ];
   return (
     <>
-      <p>
+      <p class="no-print">
         <a href="/patients/">← Pacientes</a>
       </p>
+      <PrintHeader
+        title="Ficha del paciente"
+        name={`${p.nombre} ${p.apellido}`}
+        documento={`${p.tipo_documento} ${p.documento}`}
+        printedOn={detail.today}
+      />
       <div class="page-head" data-patient-id={String(p.id)}>
         <h1>
           {p.nombre} {p.apellido}
@@ -73,7 +90,7 @@ export function PatientRecord({ detail, values, errors }: { detail: PatientDetai
           {estaActivo ? 'Activo en el programa' : 'Sin ingreso activo'}
         </span>
       </div>
-      <div class="actions">
+      <div class="actions no-print">
         <a class="button" href={`/exams/${p.id}/`}>
           Vista clínica
         </a>
@@ -84,9 +101,18 @@ export function PatientRecord({ detail, values, errors }: { detail: PatientDetai
           Exportar FHIR
         </a>
       </div>
+      <nav class="section-nav no-print" aria-label="Secciones de la ficha">
+        <ul>
+          {SECTIONS.map((s) => (
+            <li>
+              <a href={`#${s.id}`}>{s.label}</a>
+            </li>
+          ))}
+        </ul>
+      </nav>
       <div class="grid-2">
-        <section class="card" aria-labelledby="datos-title">
-          <h2 id="datos-title">Datos del paciente</h2>
+        <section class="card patient-section" id="ficha" aria-labelledby="datos-title">
+          <h2 id="datos-title">Ficha: datos del paciente</h2>
           <dl class="summary">
             {rows.map(([k, v]) => (
               <>
@@ -96,8 +122,13 @@ export function PatientRecord({ detail, values, errors }: { detail: PatientDetai
             ))}
           </dl>
         </section>
-        <section class="card" aria-labelledby="ingreso-title" data-ingreso-actual={ingreso ? String(ingreso.id) : undefined}>
-          <h2 id="ingreso-title">Ingreso actual</h2>
+        <section
+          class="card patient-section"
+          id="ciclo"
+          aria-labelledby="ingreso-title"
+          data-ingreso-actual={ingreso ? String(ingreso.id) : undefined}
+        >
+          <h2 id="ingreso-title">Ciclo actual (ingreso)</h2>
           {ingreso ? (
             <dl class="summary">
               <dt>Estado</dt>
@@ -117,16 +148,11 @@ export function PatientRecord({ detail, values, errors }: { detail: PatientDetai
           )}
         </section>
       </div>
-      <section aria-labelledby="editar-title">
+      <section class="patient-section no-print" id="editar" aria-labelledby="editar-title">
         <h2 id="editar-title">Editar datos</h2>
         <form method="post" action={`/patients/${p.id}/`} novalidate class="patient-form">
           <CsrfField />
-          <FormError errors={errors} />
-          {Object.keys(errors).length > 0 && !errors._form && (
-            <div class="message message-error" role="alert" data-message-level="error">
-              Revise los campos marcados: no se guardó ningún cambio.
-            </div>
-          )}
+          <ErrorSummary errors={errors} labels={PATIENT_FORM_LABELS} intro="Revise los campos marcados: no se guardó ningún cambio." />
           <PatientFields values={values} errors={errors} />
           <div class="actions">
             <button type="submit" class="button primary">

@@ -29,6 +29,9 @@ export interface FollowPageProps {
 const ESTADO_LABELS: Record<Estado, string> = { ACTIVO: 'Activo', SUSPENDIDO: 'Suspendido', TERMINADO: 'Terminado' };
 
 const estadoUrl = (ingresoId: number, estado: Estado) => `/patients/ingreso/estado/${ingresoId}/${estado}/`;
+/** The page that asks before terminating, keeping the search and page to come back to. */
+const terminateUrl = (ingresoId: number, ret: Return) =>
+  listUrl(`/patients/ingreso/terminar/${ingresoId}/`, { query_search: ret.query, page: ret.page > 1 ? ret.page : null });
 
 /** Where each action form brings the person back to: the same search and page. */
 interface Return {
@@ -206,7 +209,7 @@ function IngresoItem({
       {open && (
         <div class="actions">
           {ingreso.estado === 'ACTIVO' && (
-            <form method="post" action={estadoUrl(ingreso.id, 'SUSPENDIDO')} class="inline-form" data-action="suspender">
+            <form method="post" action={estadoUrl(ingreso.id, 'SUSPENDIDO')} class="inline-form" data-action="suspender" novalidate>
               <CsrfField />
               <ReturnFields ret={ret} />
               <div class="field">
@@ -227,38 +230,9 @@ function IngresoItem({
               </button>
             </form>
           )}
-          <details class="terminate">
-            <summary class="button small danger">Terminar…</summary>
-            <form
-              method="post"
-              action={estadoUrl(ingreso.id, 'TERMINADO')}
-              class="inline-form"
-              data-action="terminar"
-              data-confirm={`¿Terminar el ciclo de ${nombre}? El ciclo quedará archivado y no podrá volver a activarse.`}
-            >
-              <CsrfField />
-              <ReturnFields ret={ret} />
-              <div class="field">
-                <label for={`id_${prefix}fecha_terminacion`}>Fecha de terminación</label>
-                <input
-                  id={`id_${prefix}fecha_terminacion`}
-                  name="fecha_terminacion"
-                  type="date"
-                  value={today}
-                  min={ingreso.fecha_inicio}
-                  max={today}
-                  required
-                />
-              </div>
-              <div class="field">
-                <label for={`id_${prefix}terminar_motivo`}>Motivo</label>
-                <input id={`id_${prefix}terminar_motivo`} name="motivo_estado" type="text" maxLength={MOTIVO_MAX_LENGTH} required />
-              </div>
-              <button type="submit" class="button small danger">
-                Terminar ciclo
-              </button>
-            </form>
-          </details>
+          <a class="button small danger" href={terminateUrl(ingreso.id, ret)} data-action="terminar">
+            Terminar…
+          </a>
         </div>
       )}
       <HistoryDetails entries={history} timeZone={timeZone} ingresoId={ingreso.id} />
@@ -273,7 +247,7 @@ function HistoryDetails({ entries, timeZone, ingresoId }: { entries: HistoryEntr
       {entries.length === 0 ? (
         <p class="muted">Sin cambios registrados.</p>
       ) : (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label={`Historial de estados del ingreso ${ingresoId}`}>
           <table class="table">
             <thead>
               <tr>
@@ -288,12 +262,12 @@ function HistoryDetails({ entries, timeZone, ingresoId }: { entries: HistoryEntr
             <tbody>
               {entries.map((h) => (
                 <tr data-history-id={String(h.id)}>
-                  <td>{formatDateTimeEs(h.at, timeZone)}</td>
-                  <td>{h.username ?? '—'}</td>
-                  <td>{h.desde ?? 'Apertura'}</td>
-                  <td>{h.hacia}</td>
-                  <td>{h.fecha ? formatDateEs(h.fecha) : '—'}</td>
-                  <td>{h.motivo ?? '—'}</td>
+                  <td data-label="Cuándo">{formatDateTimeEs(h.at, timeZone)}</td>
+                  <td data-label="Quién">{h.username ?? '—'}</td>
+                  <td data-label="Desde">{h.desde ?? 'Apertura'}</td>
+                  <td data-label="Hacia">{h.hacia}</td>
+                  <td data-label="Fecha efectiva">{h.fecha ? formatDateEs(h.fecha) : '—'}</td>
+                  <td data-label="Motivo">{h.motivo ?? '—'}</td>
                 </tr>
               ))}
             </tbody>
@@ -318,7 +292,7 @@ function NewCycleForm({
   const id = `id_paciente_${patientId}_fecha_inicio`;
   const suggested = latestEnd !== null && latestEnd > today ? latestEnd : today;
   return (
-    <form method="post" action={`/patients/ingreso/nuevo/${patientId}/`} class="inline-form new-cycle" data-action="nuevo-ingreso">
+    <form method="post" action={`/patients/ingreso/nuevo/${patientId}/`} class="inline-form new-cycle" data-action="nuevo-ingreso" novalidate>
       <CsrfField />
       <ReturnFields ret={ret} />
       <div class="field">

@@ -33,7 +33,14 @@ export function PatientListContent({ filters, result }: { filters: ListQuery; re
           <label for="id_query_search">Buscar</label>
           <input id="id_query_search" type="search" name="query_search" value={filters.query} maxLength={200} placeholder="Nombre, apellido o documento" />
         </div>
-        <SelectField name="mes_filtro" label="Mes del programa" values={filterValues} errors={{}} choices={MESES} placeholder="Todos los meses" />
+        <SelectField
+          name="mes_filtro"
+          label="Mes del programa"
+          values={filterValues}
+          errors={filters.mesFiltroError === null ? {} : { mes_filtro: filters.mesFiltroError }}
+          choices={MESES}
+          placeholder="Todos los meses"
+        />
         <button type="submit" class="button primary">
           Buscar
         </button>
@@ -58,7 +65,7 @@ export function PatientListContent({ filters, result }: { filters: ListQuery; re
             : 'Aún no hay pacientes con un ingreso activo. Use «Nuevo paciente» para registrar el primero.'}
         </p>
       ) : (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Pacientes activos">
           <table class="table">
             <thead>
               <tr>
@@ -77,20 +84,20 @@ export function PatientListContent({ filters, result }: { filters: ListQuery; re
             <tbody>
               {result.rows.map((r) => (
                 <tr data-patient-id={String(r.id)}>
-                  <td>
+                  <td data-label="Documento">
                     {r.tipo_documento} {r.documento}
                   </td>
-                  <td>
+                  <td data-label="Nombre completo">
                     <a href={`/patients/${r.id}/`}>
                       {r.nombre} {r.apellido}
                     </a>
                   </td>
-                  <td>{labelOf(PROGRAMAS, r.programa)}</td>
-                  <td>{labelOf(ENTIDADES_SALUD, r.entidad_salud)}</td>
-                  <td>{r.ciudad}</td>
-                  <td data-mes-capita={r.mes_capita === null ? undefined : String(r.mes_capita)}>{r.mes_capita ?? '—'}</td>
-                  <td>{r.fecha_inicio ? formatDateEs(r.fecha_inicio) : '—'}</td>
-                  <td class="row-actions">
+                  <td data-label="Programa">{labelOf(PROGRAMAS, r.programa)}</td>
+                  <td data-label="Entidad">{labelOf(ENTIDADES_SALUD, r.entidad_salud)}</td>
+                  <td data-label="Ciudad">{r.ciudad}</td>
+                  <td data-label="Mes" data-mes-capita={r.mes_capita === null ? undefined : String(r.mes_capita)}>{r.mes_capita ?? '—'}</td>
+                  <td data-label="Inicio">{r.fecha_inicio ? formatDateEs(r.fecha_inicio) : '—'}</td>
+                  <td data-label="Acciones" class="row-actions">
                     <a href={`/patients/${r.id}/`}>Ficha</a> · <a href={`/exams/${r.id}/`}>Vista clínica</a>
                   </td>
                 </tr>

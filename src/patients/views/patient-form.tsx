@@ -13,6 +13,16 @@ import {
 } from '../patient.rules.js';
 import { SelectField, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
 import { DIVIPOLA_CATALOGUE_URL } from '../divipola.catalogue.js';
+import { formLabel } from '../../shared/field-defs.js';
+import { PATIENT_FIELDS, type PatientFieldName } from '../patient.fields.js';
+
+/** A field's label, from the definitions the history reads too. */
+const L = (name: PatientFieldName): string => formLabel(PATIENT_FIELDS[name]);
+
+/** The form's labels by field name, in form order (the error summary lists the fields in error with them). */
+export const PATIENT_FORM_LABELS: Readonly<Record<string, string>> = Object.fromEntries(
+  (Object.keys(PATIENT_FIELDS) as PatientFieldName[]).map((name) => [name, L(name)]),
+);
 
 /** Options as strings, plus the posted value when it is not one of them, so an invalid choice is shown again. */
 function withPosted(choices: readonly Choice<string | number>[], posted: string): { value: string; label: string }[] {
@@ -104,65 +114,65 @@ export function PatientFields({ values, errors }: { values: FormValues; errors: 
       <fieldset>
         <legend>Identificación</legend>
         <div class="fields">
-          <TextField name="nombre" label="Nombre" values={v} errors={e} required maxLength={MAX_LENGTHS.nombre} />
-          <TextField name="apellido" label="Apellido" values={v} errors={e} required maxLength={MAX_LENGTHS.apellido} />
-          <Choose name="tipo_documento" label="Tipo de documento" choices={TIPOS_DOCUMENTO} values={v} errors={e} />
-          <TextField name="documento" label="Número de documento" values={v} errors={e} required maxLength={MAX_LENGTHS.documento} />
-          <TextField name="fecha_nacimiento" label="Fecha de nacimiento" type="date" values={v} errors={e} required />
-          <Choose name="genero" label="Género" choices={GENEROS} values={v} errors={e} />
-          <Choose name="estado_civil" label="Estado civil" choices={ESTADOS_CIVILES} values={v} errors={e} />
+          <TextField name="nombre" label={L('nombre')} values={v} errors={e} required maxLength={MAX_LENGTHS.nombre} />
+          <TextField name="apellido" label={L('apellido')} values={v} errors={e} required maxLength={MAX_LENGTHS.apellido} />
+          <Choose name="tipo_documento" label={L('tipo_documento')} choices={TIPOS_DOCUMENTO} values={v} errors={e} />
+          <TextField name="documento" label={L('documento')} values={v} errors={e} required maxLength={MAX_LENGTHS.documento} />
+          <TextField name="fecha_nacimiento" label={L('fecha_nacimiento')} type="date" values={v} errors={e} required />
+          <Choose name="genero" label={L('genero')} choices={GENEROS} values={v} errors={e} />
+          <Choose name="estado_civil" label={L('estado_civil')} choices={ESTADOS_CIVILES} values={v} errors={e} />
         </div>
       </fieldset>
       <fieldset>
         <legend>Contacto</legend>
         <div class="fields">
-          <TextField name="telefono" label="Teléfono" type="tel" values={v} errors={e} required maxLength={MAX_LENGTHS.telefono} />
-          <TextField name="celular" label="Celular" type="tel" values={v} errors={e} required maxLength={MAX_LENGTHS.celular} />
+          <TextField name="telefono" label={L('telefono')} type="tel" values={v} errors={e} required maxLength={MAX_LENGTHS.telefono} />
+          <TextField name="celular" label={L('celular')} type="tel" values={v} errors={e} required maxLength={MAX_LENGTHS.celular} />
         </div>
       </fieldset>
       <fieldset>
         <legend>Ubicación</legend>
         <div class="fields">
-          <PlaceSelect name="departamento" label="Departamento" options={DEPARTAMENTOS} values={v} errors={e} required={false} hint="Si lo deja vacío: SANTANDER." />
+          <PlaceSelect name="departamento" label={L('departamento')} options={DEPARTAMENTOS} values={v} errors={e} required={false} hint="Si lo deja vacío: SANTANDER." />
           <PlaceSelect
             name="ciudad"
-            label="Ciudad o municipio"
+            label={L('ciudad')}
             options={municipios}
             values={v}
             errors={e}
             required
             hint="Municipios del departamento elegido."
           />
-          <Choose name="zona" label="Zona" choices={ZONAS} values={v} errors={e} />
-          <Choose name="estrato" label="Estrato" choices={ESTRATOS} values={v} errors={e} />
+          <Choose name="zona" label={L('zona')} choices={ZONAS} values={v} errors={e} />
+          <Choose name="estrato" label={L('estrato')} choices={ESTRATOS} values={v} errors={e} />
         </div>
       </fieldset>
       <fieldset>
         <legend>Medidas</legend>
         <div class="fields">
-          <TextField name="peso" label="Peso (kg)" inputMode="decimal" values={v} errors={e} hint="Ej.: 72,5 — hasta 999,99" />
-          <TextField name="altura" label="Altura (m)" inputMode="decimal" values={v} errors={e} hint="Ej.: 1,75 — hasta 99,99" />
-          <TextField name="perimetro_abdominal" label="Perímetro abdominal (cm)" inputMode="decimal" values={v} errors={e} hint="Hasta 999,99" />
-          <TextField name="cuello" label="Perímetro de cuello (cm)" inputMode="decimal" values={v} errors={e} hint="Hasta 999,99" />
+          <TextField name="peso" label={L('peso')} inputMode="decimal" values={v} errors={e} hint="Ej.: 72,5 — hasta 999,99" />
+          <TextField name="altura" label={L('altura')} inputMode="decimal" values={v} errors={e} hint="Ej.: 1,75 — hasta 99,99" />
+          <TextField name="perimetro_abdominal" label={L('perimetro_abdominal')} inputMode="decimal" values={v} errors={e} hint="Hasta 999,99" />
+          <TextField name="cuello" label={L('cuello')} inputMode="decimal" values={v} errors={e} hint="Hasta 999,99" />
         </div>
       </fieldset>
       <fieldset>
         <legend>Remisión</legend>
         <div class="fields">
-          <TextField name="medico_remitente" label="Médico remitente" values={v} errors={e} required maxLength={MAX_LENGTHS.medico_remitente} />
-          <TextField name="especialidad" label="Especialidad" values={v} errors={e} required maxLength={MAX_LENGTHS.especialidad} />
-          <Choose name="diagnostico_clinico" label="Diagnóstico clínico" choices={DIAGNOSTICOS} values={v} errors={e} />
+          <TextField name="medico_remitente" label={L('medico_remitente')} values={v} errors={e} required maxLength={MAX_LENGTHS.medico_remitente} />
+          <TextField name="especialidad" label={L('especialidad')} values={v} errors={e} required maxLength={MAX_LENGTHS.especialidad} />
+          <Choose name="diagnostico_clinico" label={L('diagnostico_clinico')} choices={DIAGNOSTICOS} values={v} errors={e} />
         </div>
       </fieldset>
       <fieldset>
         <legend>Programa</legend>
         <div class="fields">
-          <Choose name="programa" label="Programa" choices={PROGRAMAS} values={v} errors={e} />
-          <Choose name="entidad_salud" label="Entidad de salud" choices={ENTIDADES_SALUD} values={v} errors={e} />
-          <TextField name="valor_capita" label="Valor cápita (COP)" inputMode="decimal" values={v} errors={e} hint="Si lo deja vacío: 259783." />
+          <Choose name="programa" label={L('programa')} choices={PROGRAMAS} values={v} errors={e} />
+          <Choose name="entidad_salud" label={L('entidad_salud')} choices={ENTIDADES_SALUD} values={v} errors={e} />
+          <TextField name="valor_capita" label={L('valor_capita')} inputMode="decimal" values={v} errors={e} hint="Si lo deja vacío: 259783." />
           <TextField
             name="fecha_inicio_programa"
-            label="Fecha de inicio del programa"
+            label={L('fecha_inicio_programa')}
             type="date"
             values={v}
             errors={e}

@@ -43,7 +43,7 @@ export function PasswordPage({
         </section>
         <section class="card">
           <h2>Sesiones abiertas</h2>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="region" aria-label="Sesiones abiertas">
           <table class="table">
             <thead>
               <tr>
@@ -55,9 +55,9 @@ export function PasswordPage({
             <tbody>
               {sessions.map((s) => (
                 <tr>
-                  <td>{formatDateTimeEs(s.createdAt, timeZone)}</td>
-                  <td>{formatDateTimeEs(s.lastSeenAt, timeZone)}</td>
-                  <td>
+                  <td data-label="Inicio">{formatDateTimeEs(s.createdAt, timeZone)}</td>
+                  <td data-label="Última actividad">{formatDateTimeEs(s.lastSeenAt, timeZone)}</td>
+                  <td data-label="Equipo">
                     {(s.userAgent ?? 'desconocido').slice(0, 60)}
                     {s.current && <strong> (esta sesión)</strong>}
                   </td>

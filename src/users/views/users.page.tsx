@@ -36,7 +36,7 @@ export function UsersPage({
       </p>
       <section class="card">
         <h2>Equipo</h2>
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Usuarios del equipo">
           <table class="table" data-table="users">
             <thead>
               <tr>
@@ -50,15 +50,15 @@ export function UsersPage({
             <tbody>
               {users.map((u) => (
                 <tr data-user-id={String(u.id)} data-active={u.is_active === 1 ? 'true' : 'false'}>
-                  <td>
+                  <td data-label="Usuario">
                     <a href={`/users/${u.id}/`}>{u.username}</a>
                   </td>
-                  <td>{yesNo(u.is_admin)}</td>
-                  <td>
+                  <td data-label="Administrador">{yesNo(u.is_admin)}</td>
+                  <td data-label="Activo">
                     <span class={u.is_active === 1 ? 'badge badge-ok' : 'badge badge-bad'}>{u.is_active === 1 ? 'Activo' : 'Inactivo'}</span>
                   </td>
-                  <td>{u.last_login_at ? formatDateTimeEs(u.last_login_at, timeZone) : 'Nunca'}</td>
-                  <td>{formatDateTimeEs(u.created_at, timeZone)}</td>
+                  <td data-label="Último ingreso">{u.last_login_at ? formatDateTimeEs(u.last_login_at, timeZone) : 'Nunca'}</td>
+                  <td data-label="Creado">{formatDateTimeEs(u.created_at, timeZone)}</td>
                 </tr>
               ))}
             </tbody>

@@ -41,7 +41,7 @@ export function routesOf(app: FastifyInstance): RouteInfo[] {
 /** Public by decision §2: the login and setup pages, the health check and the static assets. */
 export function isPublicRoute(url: string): boolean {
   const u = url.replace(/\/+$/, '');
-  return u === '/users/login' || u === '/users/setup' || u === '/healthz' || u.startsWith('/static');
+  return u === '/users/login' || u === '/users/setup' || u === '/healthz' || u === '/favicon.ico' || u.startsWith('/static');
 }
 
 export const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -1,0 +1,175 @@
+// One formatter for every place the audit trail is read (the audit page, each patient's history, the audit
+// CSV): a stored change becomes what staff typed and read. Decimals with a comma and their unit (32,4
+// eventos/h), money as pesos, dates dd/mm/aaaa, choices by their label, fields by the Spanish label their form
+// shows (the field definitions the forms use). Pure; never throws: an entry written by any version of the
+// application must still display.
+//
+// The features define their records' fields and write to the trail (they import audit/), so the trail may not
+// import them: the application gives it their definitions once, at start (registerAuditFields, from
+// src/audit-fields.ts).
+
+import { formatDateEs, formatDateTimeEs } from '../shared/dates.js';
+import { formatCop, formatMeasure } from '../shared/decimal.js';
+import type { FieldDef, FieldDefs } from '../shared/field-defs.js';
+import { displayValue, parseChanges } from './audit.labels.js';
+
+const USER_FIELDS: FieldDefs = {
+  username: { label: 'Usuario', kind: 'text' },
+  is_admin: { label: 'Administrador', kind: 'boolean' },
+  is_active: { label: 'Activo', kind: 'boolean' },
+  password: { label: 'Contraseña', kind: 'text' },
+  via: { label: 'Medio', kind: 'text' },
+};
+
+/** Fields of views, exports and the patient's first cycle (details rather than changes of one record). */
+const DETAIL_FIELDS: FieldDefs = {
+  ingreso: { label: 'Ciclo', kind: 'text' },
+  registros: { label: 'Registros', kind: 'integer' },
+  exportacion: { label: 'Exportación', kind: 'text' },
+  filtros: { label: 'Filtros', kind: 'text' },
+  filas: { label: 'Filas', kind: 'integer' },
+  datos: { label: 'Datos', kind: 'text' },
+};
+
+/** The definitions the trail reads entries with: each record type's, and all of them for a field not found there. */
+export interface AuditFields {
+  readonly byEntity: Readonly<Record<string, FieldDefs>>;
+  readonly all: FieldDefs;
+}
+
+/** The record types' definitions (entity_type → fields), with the users' and the details of views and exports. */
+export function auditFields(byEntity: Readonly<Record<string, FieldDefs>>): AuditFields {
+  const withUsers = { ...byEntity, user: USER_FIELDS };
+  return { byEntity: withUsers, all: Object.assign({}, DETAIL_FIELDS, ...Object.values(withUsers)) as FieldDefs };
+}
+
+let registered: AuditFields = auditFields({});
+
+/** Gives the trail the features' field definitions (once, when the application is built; the same every time). */
+export function registerAuditFields(byEntity: Readonly<Record<string, FieldDefs>>): void {
+  registered = auditFields(byEntity);
+}
+
+/** A field's definition: the record type's own, else any, else null (shown by its name, values as stored). */
+export function fieldDefOf(entityType: string | null, field: string, fields: AuditFields = registered): FieldDef | null {
+  return (entityType ? fields.byEntity[entityType]?.[field] : undefined) ?? fields.all[field] ?? null;
+}
+
+/** A field's label: its definition's, or its stored name made readable ('fecha_cierre' → 'Fecha cierre'). */
+export function fieldLabelOf(entityType: string | null, field: string, fields: AuditFields = registered): string {
+  const def = fieldDefOf(entityType, field, fields);
+  if (def) return def.label;
+  const words = field.replace(/[_.]+/g, ' ').trim();
+  return words === '' ? field : words[0]!.toUpperCase() + words.slice(1);
+}
+
+const isEmpty = (v: unknown) => v === null || v === undefined || v === '';
+
+/** The first cycle written with a new patient: { id, estado, fecha_inicio }. */
+function cycleText(v: unknown): string | null {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;
+  const o = v as Record<string, unknown>;
+  if (typeof o.estado !== 'string' || typeof o.fecha_inicio !== 'string') return null;
+  const id = typeof o.id === 'number' ? ` n.º ${o.id}` : '';
+  return `Ciclo${id} ${o.estado} desde el ${formatDateEs(o.fecha_inicio)}`;
+}
+
+/** A stored value as the person reads it, by its field's definition; what does not fit it is shown as stored. */
+export function formatStoredValue(def: FieldDef | null, value: unknown, timeZone: string): string {
+  if (isEmpty(value)) return '—';
+  const cycle = cycleText(value);
+  if (cycle !== null) return cycle;
+  if (def === null) return displayValue(value);
+  switch (def.kind) {
+    case 'decimal':
+      return Number.isSafeInteger(value) ? `${formatMeasure(value as number)}${def.unit ? ` ${def.unit}` : ''}` : displayValue(value);
+    case 'money':
+      return Number.isSafeInteger(value) ? formatCop(value as number) : displayValue(value);
+    case 'date':
+      return typeof value === 'string' ? formatDateEs(value) : displayValue(value);
+    case 'instant':
+      return typeof value === 'string' ? formatDateTimeEs(value, timeZone) : displayValue(value);
+    case 'reference':
+      return typeof value === 'number' ? `n.º ${value}` : displayValue(value);
+    case 'choice': {
+      const choice = def.choices?.find((c) => c.value === value || String(c.value) === String(value));
+      return choice ? choice.label : displayValue(value);
+    }
+    default:
+      return displayValue(value);
+  }
+}
+
+export interface ReadableField {
+  /** the stored name */
+  field: string;
+  label: string;
+  before: string;
+  after: string;
+  /** the stored values as text (for auditors) */
+  rawBefore: string;
+  rawAfter: string;
+}
+
+export interface ReadableDetail {
+  key: string;
+  label: string;
+  value: string;
+  raw: string;
+}
+
+export interface ReadableChanges {
+  fields: ReadableField[];
+  details: ReadableDetail[];
+}
+
+/** A stored value as stored: text as is, anything else as compact JSON; missing values empty. */
+export function rawText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v;
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return String(v);
+  }
+}
+
+/** An entry's stored changes (its `changes` column) as people read them, with the stored values beside. */
+export function readableChanges(
+  entityType: string | null,
+  changes: string | null,
+  timeZone: string,
+  fields: AuditFields = registered,
+): ReadableChanges {
+  const parsed = parseChanges(changes);
+  return {
+    fields: parsed.fields.map(({ field, before, after }) => {
+      const def = fieldDefOf(entityType, field, fields);
+      return {
+        field,
+        label: fieldLabelOf(entityType, field, fields),
+        before: formatStoredValue(def, before, timeZone),
+        after: formatStoredValue(def, after, timeZone),
+        rawBefore: rawText(before),
+        rawAfter: rawText(after),
+      };
+    }),
+    details: parsed.details.map(({ key, value }) => ({
+      key,
+      label: fieldLabelOf(entityType, key, fields),
+      value: formatStoredValue(fieldDefOf(entityType, key, fields), value, timeZone),
+      raw: rawText(value),
+    })),
+  };
+}
+
+/** The changes as one line of text (the CSV's readable column): 'IAH: — → 32,4 eventos/h | Registros: 3'. */
+export function changesLine(c: ReadableChanges): string {
+  return [...c.fields.map((f) => `${f.label}: ${f.before} → ${f.after}`), ...c.details.map((d) => `${d.label}: ${d.value}`)].join(' | ');
+}
+
+/** The stored changes as one line (the CSV's raw column): 'iah: null → 3240 | registros: 3'. */
+export function rawChangesLine(c: ReadableChanges): string {
+  const raw = (s: string) => (s === '' ? 'null' : s);
+  return [...c.fields.map((f) => `${f.field}: ${raw(f.rawBefore)} → ${raw(f.rawAfter)}`), ...c.details.map((d) => `${d.key}: ${raw(d.raw)}`)].join(' | ');
+}

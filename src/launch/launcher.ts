@@ -1,0 +1,33 @@
+// dist/server.js: the server's own launcher (decision 0046). Started with the flags and the environment of
+// runtime-flags.ts (as the benchmark and the harnesses do), it loads the server into this process. Started
+// without them (`node dist/server.js` in a container or a service unit), it starts the server again as its child
+// with them, hands SIGTERM, SIGINT and SIGHUP on to it and ends as the child ends (same exit code, or the same
+// signal). Only node: built-ins here, so the waiting parent stays small.
+
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { relaunchFor } from './runtime-flags.js';
+
+/** The server's bundle beside this one (src/build/build-server.ts builds src/server.ts as dist/serve.js). */
+const SERVER = new URL('./serve.js', import.meta.url);
+
+const relaunch = relaunchFor(process.execArgv, process.env);
+if (relaunch === null) {
+  await import(SERVER.href);
+} else {
+  const child = spawn(process.execPath, [...relaunch.nodeArgs, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: relaunch.env,
+  });
+  const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+  for (const signal of signals) process.on(signal, () => child.kill(signal));
+  child.once('error', (err) => {
+    console.error('Somno no pudo arrancar el servidor:', err.message);
+    process.exit(1);
+  });
+  child.once('exit', (code, signal) => {
+    if (signal === null) process.exit(code ?? 1);
+    for (const s of signals) process.removeAllListeners(s);
+    process.kill(process.pid, signal);
+  });
+}
