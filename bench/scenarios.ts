@@ -119,8 +119,11 @@ export function createPatientBody(f: Fixtures, csrfToken: string): string {
     nombre: 'Benchmark José',
     apellido: 'Peña Muñoz',
     tipo_documento: 'CC',
-    documento: String(f.nextDocumento++),
-    fecha_nacimiento: '1968-04-12',
+    documento: String(f.nextDocumento),
+    // One name for every created patient, born on a day of its own (25,000 days round); a repeat across runs
+    // is confirmed as another person (decision 0043), as staff would.
+    fecha_nacimiento: new Date(Date.UTC(1930, 0, 1) + (f.nextDocumento++ % 25_000) * 86_400_000).toISOString().slice(0, 10),
+    es_otra_persona: '1',
     genero: 'M',
     departamento: 'SANTANDER',
     ciudad: 'BUCARAMANGA',

@@ -35,6 +35,16 @@
     if (question && !window.confirm(question)) event.preventDefault();
   });
 
+  // The spreadsheet import: show that a large file is being uploaded and checked (the page answers when done).
+  document.addEventListener('submit', function (event) {
+    var form = event.target;
+    if (!form || !form.hasAttribute || !form.hasAttribute('data-import-upload') || event.defaultPrevented) return;
+    var progress = document.getElementById('import-progress');
+    if (progress) progress.hidden = false;
+    var button = form.querySelector('button[type="submit"]');
+    if (button) button.disabled = true;
+  });
+
   // Narrow the municipality list to the chosen department. The catalogue is a file of its own (data-ciudad names
   // it), cached by the browser; it is asked for when the page opens, so a change finds it ready. Without it the
   // list stays as the server rendered it, and the server checks the pair on save.

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
+import multipart, { type MultipartFile } from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
@@ -14,6 +15,9 @@ import { auditRoutes } from './audit/audit.routes.js';
 import { dashboardRoutes } from './dashboard/dashboard.routes.js';
 import { exportRoutes } from './dashboard/export.routes.js';
 import { examRoutes } from './exams/exam.routes.js';
+import { fhirRoutes } from './fhir/fhir.routes.js';
+import { importRoutes, type UploadedFile } from './imports/import.routes.js';
+import { MAX_IMPORT_BYTES } from './imports/import.rules.js';
 import { ingresoRoutes } from './ingresos/ingreso.routes.js';
 import { divipolaCatalogueRoutes } from './patients/divipola.catalogue.js';
 import { patientRoutes } from './patients/patient.routes.js';
@@ -22,7 +26,7 @@ import { authRoutes } from './users/auth.routes.js';
 import type { AppDeps } from './web/deps.js';
 import { createViewAuditQueue } from './audit/audit.queue.js';
 import { startViewWriter } from './audit/audit.writer.js';
-import { registerErrorHandling } from './web/errors.js';
+import { registerErrorHandling, sendErrorPage } from './web/errors.js';
 import { parseFormBody } from './web/form.js';
 import { PageCache } from './web/page-cache.js';
 import { guardPlugin } from './web/guard.js';
@@ -130,6 +134,24 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.removeAllContentTypeParsers();
   await app.register(formbody, { bodyLimit: 1024 * 1024, parser: parseFormBody });
 
+  // Multipart bodies only on the routes that ask for them (`config: { multipart: true }`: the spreadsheet
+  // import); anywhere else 415, as before. Registered before the CSRF check so the token field is read from the
+  // parsed body; the file is cut at MAX_IMPORT_BYTES by the parser itself (decision 0042).
+  app.addHook('onRequest', async (request, reply) => {
+    if (/^multipart\//i.test(request.headers['content-type'] ?? '') && !request.routeOptions.config?.multipart) {
+      return sendErrorPage(request, reply, 415);
+    }
+  });
+  await app.register(multipart, {
+    attachFieldsToBody: 'keyValues',
+    throwFileSizeLimit: false,
+    limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 5, fieldSize: 1000, parts: 6, headerPairs: 100 },
+    onFile: async (part: MultipartFile) => {
+      const data = await part.toBuffer();
+      (part as MultipartFile & { value: UploadedFile }).value = { filename: part.filename, data, truncated: part.file.truncated };
+    },
+  });
+
   registerErrorHandling(app);
   await app.register(cookie, { secret: config.signingSecret, hook: 'onRequest' });
   await app.register(securityPlugin);
@@ -201,6 +223,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(dashboardRoutes, { prefix: '/dashboard' });
   await app.register(patientRoutes, { prefix: '/patients' });
   await app.register(ingresoRoutes, { prefix: '/patients' });
+  await app.register(fhirRoutes, { prefix: '/patients' });
+  await app.register(importRoutes, { prefix: '/patients/import' });
   await app.register(exportRoutes);
   await app.register(examRoutes, { prefix: '/exams' });
   return app;

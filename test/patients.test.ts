@@ -17,6 +17,9 @@ const uniq = () => {
 // TestClock default: 2026-11-22T15:00Z, i.e. 2026-11-22 in Bogotá.
 const TODAY = '2026-11-22';
 
+/** A birth date of its own per form: the same name born the same day would be held back as a possible duplicate. */
+const birthDate = () => new Date(Date.UTC(1940, 0, 1) + ++seq * 86_400_000).toISOString().slice(0, 10);
+
 function validForm(overrides: Record<string, string> = {}): Record<string, string> {
   return {
     nombre: 'María',
@@ -24,7 +27,7 @@ function validForm(overrides: Record<string, string> = {}): Record<string, strin
     // A passport: uniq() holds letters (decision 0030: a CC holds digits only).
     tipo_documento: 'PA',
     documento: uniq(),
-    fecha_nacimiento: '1975-03-14',
+    fecha_nacimiento: birthDate(),
     genero: 'F',
     departamento: 'SANTANDER',
     ciudad: 'BUCARAMANGA',

@@ -13,6 +13,7 @@ export const ACTION_LABELS: Readonly<Record<string, string>> = {
   'patient.create': 'Paciente creado',
   'patient.update': 'Paciente modificado',
   'patient.view': 'Ficha del paciente consultada',
+  'patient.import': 'Pacientes importados desde una hoja de cálculo',
   'ingreso.open': 'Ciclo iniciado',
   'ingreso.status': 'Estado del ciclo cambiado',
   'ingreso.update': 'Ciclo modificado',
@@ -32,6 +33,7 @@ export const ENTITY_LABELS: Readonly<Record<string, string>> = {
   ingreso: 'Ingreso',
   exam_record: 'Registro clínico',
   export: 'Exportación',
+  import: 'Importación',
 };
 
 export const actionLabel = (action: string): string => ACTION_LABELS[action] ?? action;

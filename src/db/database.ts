@@ -2,12 +2,13 @@ import { PostgresAdapter, type ColumnType, type Kysely, type Transaction } from 
 import type { AuditTables } from '../audit/audit.table.js';
 import type { DashboardTables } from '../dashboard/dashboard.table.js';
 import type { ExamTables } from '../exams/exam.table.js';
+import type { ImportTables } from '../imports/import.table.js';
 import type { IngresoTables } from '../ingresos/ingreso.table.js';
 import type { PatientTables } from '../patients/patient.table.js';
 import type { UserTables } from '../users/user.table.js';
 
 /** Every table, composed from the features that own them. */
-export interface Database extends UserTables, AuditTables, PatientTables, IngresoTables, ExamTables, DashboardTables {
+export interface Database extends UserTables, AuditTables, PatientTables, IngresoTables, ExamTables, DashboardTables, ImportTables {
   table_versions: TableVersionsTable;
 }
 

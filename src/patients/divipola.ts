@@ -65,3 +65,8 @@ export function matchCiudad(departamento: string, input: string): string | null 
 export function municipioCodigo(departamento: string, ciudad: string): string | null {
   return byName.get(departamento)?.departamento.municipios.find((m) => m.nombre === ciudad)?.codigo ?? null;
 }
+
+/** DANE code of a listed departamento ('SANTANDER' → '68'), or null. */
+export function departamentoCodigo(departamento: string): string | null {
+  return byName.get(departamento)?.departamento.codigo ?? null;
+}

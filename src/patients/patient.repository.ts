@@ -339,3 +339,47 @@ export async function logDocumentoCollisions(
   }
   return rows;
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Possible duplicate people (decision 0043)
+
+export interface PersonCandidate {
+  id: number;
+  nombre: string;
+  apellido: string;
+  documento: string;
+  fecha_nacimiento: string;
+}
+
+/** Patients born on any of the given dates (patients_birth_idx), a chunk of dates per statement. */
+export async function findPeopleBornOn(db: Executor, dates: readonly string[]): Promise<PersonCandidate[]> {
+  const unique = [...new Set(dates)];
+  const out: PersonCandidate[] = [];
+  for (let i = 0; i < unique.length; i += 500) {
+    const chunk = unique.slice(i, i + 500);
+    out.push(
+      ...(await db
+        .selectFrom('patients')
+        .select(['id', 'nombre', 'apellido', 'documento', 'fecha_nacimiento'])
+        .where('fecha_nacimiento', 'in', chunk)
+        .orderBy('id')
+        .execute()),
+    );
+  }
+  return out;
+}
+
+/** Which of the given documento keys are taken, and by which patient (a chunk of keys per statement). */
+export async function findPatientsByDocumentoKeys(db: Executor, keys: readonly string[]): Promise<Map<string, { id: number; nombre: string; apellido: string }>> {
+  const unique = [...new Set(keys)];
+  const out = new Map<string, { id: number; nombre: string; apellido: string }>();
+  for (let i = 0; i < unique.length; i += 500) {
+    const rows = await db
+      .selectFrom('patients')
+      .select(['id', 'documento_key', 'nombre', 'apellido'])
+      .where('documento_key', 'in', unique.slice(i, i + 500))
+      .execute();
+    for (const r of rows) out.set(r.documento_key, { id: r.id, nombre: r.nombre, apellido: r.apellido });
+  }
+  return out;
+}

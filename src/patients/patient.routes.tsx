@@ -2,30 +2,31 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../audit/audit.repository.js';
 import { PatientHistoryCache } from '../audit/audit.history-cache.js';
 import { diffFields } from '../audit/audit.rules.js';
-import { findLatestFechaFin, openIngreso } from '../ingresos/ingreso.repository.js';
+import { findLatestFechaFin } from '../ingresos/ingreso.repository.js';
 import { MSG as INGRESO_MSG, startsBeforeLastEnd } from '../ingresos/ingreso.rules.js';
 import { formatDateEs } from '../shared/dates.js';
 import { today } from '../web/deps.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
 import { parseId, queryValue, readForm } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
+import { createPatientWithCycle, pickAudited } from './patient.create.js';
 import {
   DOCUMENTO_TAKEN,
   findPatientById,
-  insertPatient,
+  findPeopleBornOn,
   isDocumentoKeyTaken,
+  type PersonCandidate,
   setActiveIngresoFechaInicio,
   updatePatient,
 } from './patient.repository.js';
-import { documentoKey, keptDocumentoKey, patientDerivedColumns } from './patient.rules.js';
+import { documentoKey, keptDocumentoKey, patientDerivedColumns, similarPeople } from './patient.rules.js';
 import {
   FORM_MSG,
   PATIENT_FORM_FIELDS,
   parseListQuery,
   validatePatientForm,
-  type PatientInput,
 } from './patient.schema.js';
-import { CreatePatientPage } from './views/create.page.js';
+import { CreatePatientPage, OTHER_PERSON_FIELD } from './views/create.page.js';
 import { historyWithViews, PatientHistory } from '../audit/views/patient-history.js';
 import { followPage } from './follow.pages.js';
 import { patientListPage, patientRecordPage } from './patient.pages.js';
@@ -35,14 +36,7 @@ import { inTransaction } from '../db/transaction.js';
 import { conflict, isDomainError, notFound } from '../shared/domain-error.js';
 import { sendKeptPage } from '../web/cached-page.js';
 
-/** The stored fields a patient.update audit entry compares (derived columns and timestamps left out). */
-const AUDITED_FIELDS: readonly (keyof PatientInput)[] = [
-  'nombre', 'apellido', 'tipo_documento', 'documento', 'fecha_nacimiento', 'genero', 'departamento', 'ciudad', 'zona',
-  'telefono', 'celular', 'estado_civil', 'entidad_salud', 'estrato', 'peso', 'altura', 'perimetro_abdominal', 'cuello',
-  'medico_remitente', 'especialidad', 'diagnostico_clinico', 'programa', 'valor_capita',
-];
-
-const pick = (row: PatientInput): Record<string, unknown> => Object.fromEntries(AUDITED_FIELDS.map((f) => [f, row[f] ?? null]));
+const pick = pickAudited;
 
 /** The patient was deleted while the form was being sent. */
 const PATIENT_GONE = 'patient.gone';
@@ -83,40 +77,40 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
 
   // ------------------------------------------------------------------------------------------------ create
 
-  const renderCreate = (request: FastifyRequest, reply: FastifyReply, values: FormValues, errors: FieldErrors) =>
-    sendPage(reply, <CreatePatientPage ctx={pageContext(request, reply)} values={values} errors={errors} />);
+  const renderCreate = (request: FastifyRequest, reply: FastifyReply, values: FormValues, errors: FieldErrors, similar: readonly PersonCandidate[] = []) =>
+    sendPage(reply, <CreatePatientPage ctx={pageContext(request, reply)} values={values} errors={errors} similar={similar} />);
 
   app.get('/create/', async (request, reply) =>
     renderCreate(request, reply, { departamento: DEFAULT_DEPARTAMENTO, diagnostico_clinico: 'G47.3' }, {}),
   );
 
   app.post('/create/', async (request, reply) => {
-    const read = readForm(request.body, PATIENT_FORM_FIELDS);
+    const read = readForm(request.body, [...PATIENT_FORM_FIELDS, OTHER_PERSON_FIELD]);
     const form = validatePatientForm(read.values, today(deps), read.errors);
     if (!form.ok) return renderCreate(request, reply, form.values, form.errors);
     const input = form.patient;
     if (await isDocumentoKeyTaken(db, documentoKey(input.documento))) {
       return renderCreate(request, reply, form.values, { documento: FORM_MSG.documentoTaken });
     }
+    // Someone with the same birth date and a similar name: created only once "es otra persona" is confirmed (decision 0043).
+    const similar = similarPeople(input, await findPeopleBornOn(db, [input.fecha_nacimiento]));
+    const confirmed = read.values[OTHER_PERSON_FIELD] === '1';
+    if (similar.length > 0 && !confirmed) return renderCreate(request, reply, form.values, {}, similar);
     const at = clock.now();
-    const now = at.toISOString();
     const fechaInicio = form.fechaInicioPrograma ?? today(deps);
     let id: number;
     try {
       id = await inTransaction(db, async (trx) => {
-        const patientId = await insertPatient(trx, { ...input, ...patientDerivedColumns(input), created_at: now, updated_at: now });
-        const ingresoId = await openIngreso(trx, { pacienteId: patientId, fechaInicio, userId: request.user?.id ?? null, now });
-        await recordAudit(trx, {
-          at,
+        const created = await createPatientWithCycle(trx, {
+          patient: input,
+          fechaInicio,
+          estado: 'ACTIVO',
           actor: actorOf(request),
-          action: 'patient.create',
-          entityType: 'patient',
-          entityId: patientId,
-          patientId,
-          changes: { ...diffFields(null, pick(input)), ingreso: [null, { id: ingresoId, estado: 'ACTIVO', fecha_inicio: fechaInicio }] },
+          at,
           requestId: String(request.id),
+          auditDetails: similar.length > 0 ? { otra_persona_confirmada: [null, similar.map((p) => p.id)] } : {},
         });
-        return patientId;
+        return created.patientId;
       });
     } catch (err) {
       // Another request took the documento between the check and the insert: the unique index refused it.

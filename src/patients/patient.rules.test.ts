@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
   DECIMAL_MAX_HUNDREDTHS,
+  editDistance,
+  similarNames,
   DEFAULT_VALOR_CAPITA_HUNDREDTHS,
   DIAGNOSTICOS,
   ENTIDADES_SALUD,
@@ -224,5 +226,33 @@ describe('birthDateProblem', () => {
     assert.equal(birthDateProblem('1906-11-23', '2026-11-24'), BIRTH_MSG.tooOld('1906-11-24'));
     assert.equal(birthDateProblem('1800-01-01', '2026-11-24'), BIRTH_MSG.tooOld('1906-11-24'));
 
+  });
+});
+
+describe('similarNames (possible duplicate people)', () => {
+  const n = (nombre: string, apellido: string) => ({ nombre, apellido });
+  test('accents, case, spacing and hyphens are ignored', () => {
+    assert.equal(similarNames(n('José', 'Pérez Gómez'), n('jose', 'PEREZ  GOMEZ')), true);
+    assert.equal(similarNames(n('José', 'Pérez-Gómez'), n('Jose', 'Perez Gomez')), true);
+  });
+  test('swapped surnames, or nombre and apellido swapped', () => {
+    assert.equal(similarNames(n('Ana María', 'Rueda Ortiz'), n('Ana María', 'Ortiz Rueda')), true);
+    assert.equal(similarNames(n('Rueda', 'Ana'), n('Ana', 'Rueda')), true);
+  });
+  test('one typo: a letter changed, added, dropped, or two neighbours swapped', () => {
+    assert.equal(similarNames(n('Carlos', 'Martínez'), n('Carlos', 'Martinex')), true);
+    assert.equal(similarNames(n('Carlos', 'Martínez'), n('Carlos', 'Martíneez')), true);
+    assert.equal(similarNames(n('Carlos', 'Martínez'), n('Carlos', 'Martnez')), true);
+    assert.equal(similarNames(n('Carlos', 'Martínez'), n('Calros', 'Martínez')), true);
+  });
+  test('two typos or another name: not similar', () => {
+    assert.equal(similarNames(n('Carlos', 'Martínez'), n('Carla', 'Martinex')), false);
+    assert.equal(similarNames(n('Carlos', 'Martínez'), n('Pedro', 'Martínez')), false);
+    assert.equal(similarNames(n('', ''), n('', '')), false);
+  });
+  test('editDistance stops early above the bound', () => {
+    assert.equal(editDistance('abcdef', 'abcdef', 1), 0);
+    assert.equal(editDistance('abcdef', 'badcef', 1), 2);
+    assert.equal(editDistance('ab', 'abcdef', 1), 2);
   });
 });

@@ -232,3 +232,64 @@ export function imc(pesoHundredths: number | null, alturaHundredths: number | nu
   const tenths = Math.floor((2 * pesoHundredths * 1000 + a2) / (2 * a2));
   return tenths / 10;
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Possible duplicate people (decision 0043): same birth date and a similar full name.
+
+/** The words of a full name, accent- and case-free, punctuation dropped: 'José  Pérez-Gómez' → ['jose', 'perez', 'gomez']. */
+export function nameWords(nombre: string, apellido: string): string[] {
+  return normalizeForSearch(`${nombre} ${apellido}`)
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .split(' ')
+    .filter((w) => w !== '');
+}
+
+/** Optimal string alignment distance (Damerau-Levenshtein with adjacent swaps), stopping early above `max`. */
+export function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  const prev2 = new Array<number>(b.length + 1).fill(0);
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = new Array<number>(b.length + 1);
+    cur[0] = i;
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, prev2[j - 2]! + 1);
+      cur[j] = d;
+      if (d < rowMin) rowMin = d;
+    }
+    if (rowMin > max) return max + 1;
+    for (let j = 0; j <= b.length; j++) prev2[j] = prev[j]!;
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/**
+ * Whether two full names may be the same person's: equal once accents, case, spacing and punctuation are
+ * ignored, the same words in another order (swapped surnames, or nombre and apellido swapped), or one typo
+ * apart (one character added, dropped, changed, or two neighbours swapped).
+ */
+export function similarNames(a: { nombre: string; apellido: string }, b: { nombre: string; apellido: string }): boolean {
+  const wa = nameWords(a.nombre, a.apellido);
+  const wb = nameWords(b.nombre, b.apellido);
+  if (wa.length === 0 || wb.length === 0) return false;
+  const ja = wa.join(' ');
+  const jb = wb.join(' ');
+  if (ja === jb) return true;
+  if ([...wa].sort().join(' ') === [...wb].sort().join(' ')) return true;
+  return editDistance(ja, jb, 1) <= 1;
+}
+
+export interface PersonIdentity {
+  nombre: string;
+  apellido: string;
+  fecha_nacimiento: string;
+}
+
+/** The candidates that may be the same person: the same birth date and a similar full name. */
+export function similarPeople<T extends PersonIdentity>(person: PersonIdentity, candidates: readonly T[]): T[] {
+  return candidates.filter((c) => c.fecha_nacimiento === person.fecha_nacimiento && similarNames(person, c));
+}

@@ -27,6 +27,10 @@ export interface Message {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route accepts multipart/form-data bodies (file uploads); every other route answers them 415. */
+    multipart?: boolean;
+  }
   interface FastifyInstance {
     deps: AppDeps;
     /** The kept pages of this instance (src/web/page-cache.ts). */

@@ -31,6 +31,8 @@ const TITLES: Record<number, { title: string; text: string }> = {
 
 const FORM_ENCODING_TEXT =
   'El formulario llegó con caracteres que no son texto válido (UTF-8). No se guardó nada: vuelva a la página, revise lo escrito y envíelo de nuevo.';
+const MALFORMED_MULTIPART = /Unexpected end of (form|multipart data)|Malformed part header|Boundary not found|Part terminated early|Multipart: /i;
+const MULTIPART_TEXT = 'El archivo llegó incompleto o dañado. No se guardó nada: vuelva a la página y súbalo de nuevo.';
 const CSRF_TEXT =
   'El formulario no llevaba un token de seguridad válido (CSRF), así que no se guardó nada. ' +
   'Suele pasar cuando la página estuvo abierta mucho tiempo o se envió desde otro sitio. ' +
@@ -114,6 +116,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
       return sendCsrfRefusal(request, reply);
+    }
+    // A multipart body (the spreadsheet upload) that ends early or breaks its own format: the request's fault.
+    if (!error.statusCode && MALFORMED_MULTIPART.test(error.message)) {
+      return sendErrorPage(request, reply, 400, { text: MULTIPART_TEXT });
     }
     if (error instanceof FormEncodingError) {
       return sendErrorPage(request, reply, 400, { text: FORM_ENCODING_TEXT });

@@ -114,6 +114,8 @@ export const KNOWN_TABLES: readonly string[] = [
   'login_failures',
   'audit_log',
   'table_versions',
+  // Uploaded spreadsheets between preview and confirm (decision 0042); no kept page shows them.
+  'patient_import_uploads',
   // Read only by the administrators' page of repeated documentos, rendered per request (decision 0030).
   'documento_collisions',
 ];

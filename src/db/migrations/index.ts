@@ -11,6 +11,7 @@ import * as tableVersions from './20261125_0030_table_versions.js';
 import * as documentoCanonicalKey from './20261125_0040_documento_canonical_key.js';
 import * as datesWithinTheirCycle from './20261125_0041_dates_within_their_cycle.js';
 import * as auditChangesIndex from './20261125_0050_audit_changes_index.js';
+import * as patientImport from './20261125_0060_patient_import.js';
 import * as dashboardCounters from './20261125_0070_dashboard_counters.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
@@ -27,5 +28,6 @@ export const migrations: Record<string, Migration> = {
   '20261125_0040_documento_canonical_key': documentoCanonicalKey,
   '20261125_0041_dates_within_their_cycle': datesWithinTheirCycle,
   '20261125_0050_audit_changes_index': auditChangesIndex,
+  '20261125_0060_patient_import': patientImport,
   '20261125_0070_dashboard_counters': dashboardCounters,
 };

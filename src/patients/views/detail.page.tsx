@@ -97,6 +97,9 @@ export function PatientRecord({ detail, values, errors }: { detail: PatientDetai
         <a class="button" href={`/patients/follow?query_search=${encodeURIComponent(p.documento)}`}>
           Ciclos del paciente (seguimiento)
         </a>
+        <a class="button" href={`/patients/${p.id}/fhir/`} type="application/fhir+json" download={`paciente-${p.id}.fhir.json`}>
+          Exportar FHIR
+        </a>
       </div>
       <nav class="section-nav no-print" aria-label="Secciones de la ficha">
         <ul>

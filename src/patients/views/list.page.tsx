@@ -24,6 +24,9 @@ export function PatientListContent({ filters, result }: { filters: ListQuery; re
         <a href="/patients/create/" class="button primary">
           Nuevo paciente
         </a>
+        <a href="/patients/import/" class="button">
+          Importar desde hoja de cálculo
+        </a>
       </div>
       <form method="get" action="/patients/" class="filters" role="search">
         <div class="field">

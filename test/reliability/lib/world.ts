@@ -15,6 +15,15 @@ export function uniqueDocumento(prefix = 'R'): string {
   return `${prefix}${process.pid % 100000}${Date.now() % 100000}${counter}`.slice(0, 20);
 }
 
+/**
+ * A birth date of its own per call (1930 onwards, 25,000 days round): the same name born the same day would be
+ * a possible duplicate person, which the create form holds back for confirmation (decision 0043).
+ */
+function distinctBirthDate(): string {
+  counter++;
+  return new Date(Date.UTC(1930, 0, 1) + (counter % 25_000) * 86_400_000).toISOString().slice(0, 10);
+}
+
 /** A complete, valid POST /patients/create/ body (decisions §4). */
 export function patientForm(overrides: Record<string, string> = {}): Record<string, string> {
   return {
@@ -23,7 +32,7 @@ export function patientForm(overrides: Record<string, string> = {}): Record<stri
     // A passport: the unique documentos of these tests hold letters (decision 0030: CC holds digits only).
     tipo_documento: 'PA',
     documento: uniqueDocumento(),
-    fecha_nacimiento: '1970-05-04',
+    fecha_nacimiento: distinctBirthDate(),
     genero: 'F',
     departamento: 'SANTANDER',
     ciudad: 'BUCARAMANGA',

@@ -1,0 +1,57 @@
+// The reads behind the FHIR export: one patient's record, or every patient's in keyset batches (bulk export).
+
+import type { Executor } from '../db/database.js';
+import { groupBy } from '../shared/collections.js';
+import { EXAM_EXPORT_COLUMNS, type HistoryRow, type PatientRecordData } from './fhir.rules.js';
+
+/** The records of the patients whose id is in [fromId, toId], ascending, each with its Ingresos, their history and unvoided exams. */
+export async function loadPatientRecords(db: Executor, range: { fromId: number; toId: number }): Promise<PatientRecordData[]> {
+  const patients = await db.selectFrom('patients').selectAll().where('id', '>=', range.fromId).where('id', '<=', range.toId).orderBy('id').execute();
+  if (patients.length === 0) return [];
+  const ingresos = await db
+    .selectFrom('ingresos')
+    .selectAll()
+    .where('paciente_id', '>=', range.fromId)
+    .where('paciente_id', '<=', range.toId)
+    .orderBy('id')
+    .execute();
+  const history = await db
+    .selectFrom('ingreso_historial as h')
+    .innerJoin('ingresos as i', 'i.id', 'h.ingreso_id')
+    .select(['h.ingreso_id', 'h.hacia', 'h.fecha', 'h.at'])
+    .where('i.paciente_id', '>=', range.fromId)
+    .where('i.paciente_id', '<=', range.toId)
+    .orderBy('h.ingreso_id')
+    .orderBy('h.id')
+    .execute();
+  const exams = await db
+    .selectFrom('exam_records as e')
+    .innerJoin('ingresos as i', 'i.id', 'e.ingreso_id')
+    .select([...EXAM_EXPORT_COLUMNS.map((c) => `e.${c}` as const), 'i.paciente_id'])
+    .where('i.paciente_id', '>=', range.fromId)
+    .where('i.paciente_id', '<=', range.toId)
+    .where('e.anulado_at', 'is', null)
+    .orderBy('e.id')
+    .execute();
+  const ingresosByPatient = groupBy(ingresos, (i) => i.paciente_id);
+  const historyByIngreso: Map<number, HistoryRow[]> = groupBy(history, (h) => h.ingreso_id);
+  const examsByPatient = groupBy(exams, (e) => e.paciente_id);
+  return patients.map((patient) => ({
+    patient,
+    ingresos: ingresosByPatient.get(patient.id) ?? [],
+    history: historyByIngreso,
+    exams: examsByPatient.get(patient.id) ?? [],
+  }));
+}
+
+/** One patient's record, or null when the patient does not exist. */
+export async function loadPatientRecord(db: Executor, patientId: number): Promise<PatientRecordData | null> {
+  return (await loadPatientRecords(db, { fromId: patientId, toId: patientId }))[0] ?? null;
+}
+
+/** The id range of the next `limit` patients after `afterId` (keyset pagination for the bulk export), or null at the end. */
+export async function nextPatientRange(db: Executor, afterId: number, limit: number): Promise<{ fromId: number; toId: number } | null> {
+  const rows = await db.selectFrom('patients').select('id').where('id', '>', afterId).orderBy('id').limit(limit).execute();
+  if (rows.length === 0) return null;
+  return { fromId: Number(rows[0]!.id), toId: Number(rows[rows.length - 1]!.id) };
+}

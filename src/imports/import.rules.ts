@@ -1,0 +1,227 @@
+// The spreadsheet import's pure rules (decision 0042): which column is which field, and what becomes of each
+// row. Every row is validated by the create form's own validatePatientForm; duplicates are judged with the
+// create form's documentoKey and similarPeople.
+
+import { PATIENT_FORM_FIELDS, validatePatientForm, type PatientFormField, type PatientInput } from '../patients/patient.schema.js';
+import { documentoKey, similarPeople, type PersonIdentity } from '../patients/patient.rules.js';
+import { normalizeForMatch } from '../shared/text.js';
+
+/** A file holds at most this many data rows. */
+export const MAX_IMPORT_ROWS = 20_000;
+/** And weighs at most this much. */
+export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
+
+/** The columns of an import: the create form's fields and the first cycle's estado. */
+export const IMPORT_FIELDS = [...PATIENT_FORM_FIELDS, 'estado'] as const;
+export type ImportField = (typeof IMPORT_FIELDS)[number];
+
+/** Spanish headings accepted for each column, besides the field's own name (as on the create form). */
+export const IMPORT_LABELS: Record<ImportField, readonly string[]> = {
+  nombre: ['Nombre', 'Nombres'],
+  apellido: ['Apellido', 'Apellidos'],
+  tipo_documento: ['Tipo de documento', 'Tipo documento'],
+  documento: ['Número de documento', 'Documento', 'Número documento', 'N.º de documento'],
+  fecha_nacimiento: ['Fecha de nacimiento'],
+  genero: ['Género', 'Sexo'],
+  departamento: ['Departamento'],
+  ciudad: ['Ciudad o municipio', 'Ciudad', 'Municipio'],
+  zona: ['Zona'],
+  telefono: ['Teléfono'],
+  celular: ['Celular'],
+  estado_civil: ['Estado civil'],
+  entidad_salud: ['Entidad de salud', 'EPS'],
+  estrato: ['Estrato'],
+  peso: ['Peso (kg)', 'Peso'],
+  altura: ['Altura (m)', 'Altura', 'Talla'],
+  perimetro_abdominal: ['Perímetro abdominal (cm)', 'Perímetro abdominal'],
+  cuello: ['Perímetro de cuello (cm)', 'Perímetro de cuello', 'Cuello'],
+  medico_remitente: ['Médico remitente'],
+  especialidad: ['Especialidad'],
+  diagnostico_clinico: ['Diagnóstico clínico', 'Diagnóstico'],
+  programa: ['Programa'],
+  valor_capita: ['Valor cápita (COP)', 'Valor cápita'],
+  fecha_inicio_programa: ['Fecha de inicio del programa', 'Fecha de inicio'],
+  estado: ['Estado', 'Estado del ciclo'],
+};
+
+/** The form's required fields: a file without one of these columns cannot be imported. */
+export const REQUIRED_COLUMNS: readonly ImportField[] = [
+  'nombre', 'apellido', 'tipo_documento', 'documento', 'fecha_nacimiento', 'genero', 'ciudad', 'zona', 'telefono', 'celular',
+  'estado_civil', 'entidad_salud', 'estrato', 'medico_remitente', 'especialidad', 'diagnostico_clinico', 'programa',
+];
+
+const headingKeys = new Map<string, ImportField>();
+for (const field of IMPORT_FIELDS) {
+  headingKeys.set(normalizeForMatch(field), field);
+  for (const label of IMPORT_LABELS[field]) headingKeys.set(normalizeForMatch(label), field);
+}
+
+export type HeaderResult =
+  | { ok: true; columns: (ImportField | null)[]; ignored: string[] }
+  | { ok: false; error: string };
+
+/**
+ * Matches the heading row: by field name or Spanish heading, case, accents, spaces and punctuation ignored
+ * ('Fecha de nacimiento', 'FECHA_NACIMIENTO', 'fecha nacimiento'…). Unknown headings are ignored (and listed);
+ * a repeated column or a missing required one is an error.
+ */
+export function matchHeader(header: readonly string[]): HeaderResult {
+  const columns: (ImportField | null)[] = [];
+  const ignored: string[] = [];
+  const seen = new Set<ImportField>();
+  for (const heading of header) {
+    const field = headingKeys.get(normalizeForMatch(heading)) ?? null;
+    if (field !== null && seen.has(field)) return { ok: false, error: `La columna «${heading.trim()}» está repetida.` };
+    if (field !== null) seen.add(field);
+    else if (heading.trim() !== '') ignored.push(heading.trim());
+    columns.push(field);
+  }
+  const missing = REQUIRED_COLUMNS.filter((f) => !seen.has(f));
+  if (missing.length > 0) {
+    return { ok: false, error: `Faltan columnas obligatorias: ${missing.join(', ')}. Descargue la plantilla para ver los nombres de las columnas.` };
+  }
+  return { ok: true, columns, ignored };
+}
+
+export const ESTADO_MSG = 'El estado del primer ciclo debe ser ACTIVO o SUSPENDIDO (vacío: ACTIVO).';
+
+/** The first cycle's estado: blank means ACTIVO; anything but ACTIVO or SUSPENDIDO is an error (null). */
+export function parseEstadoInicial(raw: string): 'ACTIVO' | 'SUSPENDIDO' | null {
+  const key = normalizeForMatch(raw);
+  if (key === '' || key === 'ACTIVO') return 'ACTIVO';
+  if (key === 'SUSPENDIDO') return 'SUSPENDIDO';
+  return null;
+}
+
+export type RowStatus = 'crear' | 'revisar' | 'omitir';
+
+export interface ExistingPatient {
+  id: number;
+  nombre: string;
+  apellido: string;
+  documento: string;
+  fecha_nacimiento: string;
+}
+
+export interface RowAnalysis {
+  /** Line of the file (the heading is line 1). */
+  line: number;
+  /** The cells as read, by field ('' for a column the file lacks). */
+  values: Record<ImportField, string>;
+  /** Errors by field, as the create form gives them. */
+  errors: Record<string, string>;
+  status: RowStatus;
+  /** Same documento: an earlier line of the file, or a patient already stored. */
+  documentoDuplicate: { line: number } | { patientId: number } | null;
+  /** Same birth date and a similar name: earlier lines of the file and stored patients. */
+  similar: { lines: number[]; patientIds: number[] };
+  /** The validated patient, its first cycle's start and estado (when the row is valid). */
+  patient: PatientInput | null;
+  fechaInicio: string | null;
+  estado: 'ACTIVO' | 'SUSPENDIDO';
+}
+
+export interface ImportAnalysis {
+  rows: RowAnalysis[];
+  counts: { total: number; crear: number; revisar: number; omitir: number; conErrores: number; duplicados: number };
+}
+
+const DATE_FIELDS: ReadonlySet<ImportField> = new Set(['fecha_nacimiento', 'fecha_inicio_programa']);
+const DAY_FIRST = /^\s*(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})\s*$/;
+
+/**
+ * A date as a Spanish-locale spreadsheet writes it (day first: 14/03/1975, 14-03-1975, 14.03.1975) in the
+ * form's YYYY-MM-DD; anything else is left as it is for the form's own check.
+ */
+export function dayFirstToIso(cell: string): string {
+  const m = DAY_FIRST.exec(cell);
+  if (!m) return cell;
+  return `${m[3]}-${m[2]!.padStart(2, '0')}-${m[1]!.padStart(2, '0')}`;
+}
+
+/** The cells of one data row as the create form's raw values. */
+export function rowValues(cells: readonly string[], columns: readonly (ImportField | null)[]): Record<ImportField, string> {
+  const values = Object.fromEntries(IMPORT_FIELDS.map((f) => [f, ''])) as Record<ImportField, string>;
+  columns.forEach((field, i) => {
+    if (field === null) return;
+    const cell = cells[i] ?? '';
+    values[field] = DATE_FIELDS.has(field) ? dayFirstToIso(cell) : cell;
+  });
+  return values;
+}
+
+/**
+ * What becomes of each row: 'omitir' when it has errors or its documento is taken (in the database or by an
+ * earlier line), 'revisar' when someone with the same birth date and a similar name exists (in the database or
+ * on an earlier line), 'crear' otherwise. `existingByKey` maps documento keys to stored patients;
+ * `bornSameDay` holds the stored patients born on any of the file's birth dates.
+ */
+export function analyseRows(
+  dataRows: readonly (readonly string[])[],
+  columns: readonly (ImportField | null)[],
+  today: string,
+  existingByKey: ReadonlyMap<string, { id: number }>,
+  bornSameDay: readonly ExistingPatient[],
+): ImportAnalysis {
+  const firstLineByKey = new Map<string, number>();
+  const earlierByBirth = new Map<string, (PersonIdentity & { line: number })[]>();
+  const storedByBirth = new Map<string, ExistingPatient[]>();
+  for (const p of bornSameDay) {
+    const list = storedByBirth.get(p.fecha_nacimiento);
+    if (list) list.push(p);
+    else storedByBirth.set(p.fecha_nacimiento, [p]);
+  }
+  const counts = { total: 0, crear: 0, revisar: 0, omitir: 0, conErrores: 0, duplicados: 0 };
+  const rows = dataRows.map((cells, i): RowAnalysis => {
+    const line = i + 2;
+    const values = rowValues(cells, columns);
+    const form = validatePatientForm(values as Record<PatientFormField, string>, today);
+    const errors: Record<string, string> = form.ok ? {} : { ...form.errors };
+    // The form's values take the listed form of matched choices ('union libre' → 'UNIÓN LIBRE').
+    for (const f of PATIENT_FORM_FIELDS) values[f] = form.values[f];
+    const estado = parseEstadoInicial(values.estado);
+    if (estado === null) errors.estado = ESTADO_MSG;
+
+    let documentoDuplicate: RowAnalysis['documentoDuplicate'] = null;
+    const key = values.documento.trim() === '' ? null : documentoKey(values.documento);
+    if (key !== null) {
+      const stored = existingByKey.get(key);
+      const earlier = firstLineByKey.get(key);
+      if (stored) documentoDuplicate = { patientId: stored.id };
+      else if (earlier !== undefined) documentoDuplicate = { line: earlier };
+      else firstLineByKey.set(key, line);
+    }
+
+    const similar = { lines: [] as number[], patientIds: [] as number[] };
+    if (form.ok) {
+      const person = form.patient;
+      similar.patientIds = similarPeople(person, storedByBirth.get(person.fecha_nacimiento) ?? []).map((p) => p.id);
+      similar.lines = similarPeople(person, earlierByBirth.get(person.fecha_nacimiento) ?? []).map((p) => p.line);
+      if (documentoDuplicate === null) {
+        const list = earlierByBirth.get(person.fecha_nacimiento);
+        const entry = { nombre: person.nombre, apellido: person.apellido, fecha_nacimiento: person.fecha_nacimiento, line };
+        if (list) list.push(entry);
+        else earlierByBirth.set(person.fecha_nacimiento, [entry]);
+      }
+    }
+    const hasErrors = Object.keys(errors).length > 0;
+    const status: RowStatus =
+      hasErrors || documentoDuplicate !== null ? 'omitir' : similar.lines.length + similar.patientIds.length > 0 ? 'revisar' : 'crear';
+    counts.total++;
+    counts[status]++;
+    if (hasErrors) counts.conErrores++;
+    if (documentoDuplicate !== null) counts.duplicados++;
+    return {
+      line,
+      values,
+      errors,
+      status,
+      documentoDuplicate,
+      similar,
+      patient: form.ok && !hasErrors ? form.patient : null,
+      fechaInicio: form.ok ? form.fechaInicioPrograma : null,
+      estado: estado ?? 'ACTIVO',
+    };
+  });
+  return { rows, counts };
+}

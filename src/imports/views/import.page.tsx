@@ -1,0 +1,191 @@
+import { CsrfField, Layout } from '../../web/layout.js';
+import type { PageContext } from '../../web/render.js';
+import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, type ImportAnalysis, type ImportField, type RowAnalysis, type RowStatus } from '../import.rules.js';
+
+/** Rows shown in a preview: every row that needs attention up to the first, then valid rows up to the second. */
+export const PREVIEW_PROBLEM_ROWS = 500;
+export const PREVIEW_VALID_ROWS = 100;
+
+export interface ImportPreview {
+  uploadId: number;
+  fileName: string;
+  digest: string;
+  columns: ImportField[];
+  ignored: string[];
+  analysis: ImportAnalysis;
+}
+
+const STATUS_LABEL: Record<RowStatus, string> = { crear: 'Se creará', revisar: 'Posible duplicado', omitir: 'Se omitirá' };
+const fmt = (n: number) => n.toLocaleString('es-CO');
+
+function UploadForm() {
+  return (
+    <form method="post" action="/patients/import/" enctype="multipart/form-data" class="import-form" data-import-upload="">
+      <CsrfField />
+      <div class="field">
+        <label for="id_archivo">Archivo (.csv o .xlsx, hasta {MAX_IMPORT_BYTES / 1024 / 1024} MB y {fmt(MAX_IMPORT_ROWS)} filas)</label>
+        <input id="id_archivo" type="file" name="archivo" accept=".csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" required />
+      </div>
+      <div class="actions">
+        <button type="submit" class="button primary">
+          Revisar el archivo
+        </button>
+      </div>
+      <p id="import-progress" class="muted" role="status" hidden>
+        <progress></progress> Subiendo y revisando el archivo… Un archivo grande puede tardar unos segundos.
+      </p>
+    </form>
+  );
+}
+
+function Notes({ row }: { row: RowAnalysis }) {
+  const d = row.documentoDuplicate;
+  return (
+    <ul class="import-notes">
+      {d && 'patientId' in d && (
+        <li>
+          Ya existe un paciente con este documento: <a href={`/patients/${d.patientId}/`}>ficha n.º {d.patientId}</a>.
+        </li>
+      )}
+      {d && 'line' in d && <li>El mismo documento ya está en la fila {d.line} del archivo.</li>}
+      {row.similar.patientIds.map((id) => (
+        <li>
+          Misma fecha de nacimiento y nombre parecido: <a href={`/patients/${id}/`}>ficha n.º {id}</a>.
+        </li>
+      ))}
+      {row.similar.lines.length > 0 && <li>Misma fecha de nacimiento y nombre parecido que la fila {row.similar.lines.join(', ')}.</li>}
+      {row.errors._form && <li class="error">{row.errors._form}</li>}
+    </ul>
+  );
+}
+
+function PreviewTable({ preview }: { preview: ImportPreview }) {
+  const { rows } = preview.analysis;
+  const problems = rows.filter((r) => r.status !== 'crear');
+  const valid = rows.filter((r) => r.status === 'crear');
+  const shown = [...problems.slice(0, PREVIEW_PROBLEM_ROWS), ...valid.slice(0, PREVIEW_VALID_ROWS)].sort((a, b) => a.line - b.line);
+  const columns = preview.columns;
+  return (
+    <>
+      {shown.length < rows.length && (
+        <p class="muted">
+          Se muestran {fmt(shown.length)} de {fmt(rows.length)} filas: {problems.length > PREVIEW_PROBLEM_ROWS ? `las primeras ${fmt(PREVIEW_PROBLEM_ROWS)} que necesitan atención` : 'todas las que necesitan atención'}
+          {' '}y {valid.length > PREVIEW_VALID_ROWS ? `las primeras ${fmt(PREVIEW_VALID_ROWS)}` : 'todas las'} válidas.
+        </p>
+      )}
+      <div class="table-wrap">
+        <table class="table import-preview">
+          <thead>
+            <tr>
+              <th scope="col">Fila</th>
+              <th scope="col">Resultado</th>
+              {columns.map((c) => (
+                <th scope="col">{c}</th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((row) => (
+              <tr data-import-line={String(row.line)} data-import-status={row.status}>
+                <th scope="row">{row.line}</th>
+                <td>
+                  <span class={`import-status import-${row.status}`}>{STATUS_LABEL[row.status]}</span>
+                  <Notes row={row} />
+                </td>
+                {columns.map((c) => {
+                  const error = row.errors[c];
+                  return (
+                    <td class={error ? 'cell-invalid' : undefined} data-field={c} aria-invalid={error ? 'true' : undefined}>
+                      {row.values[c]}
+                      {error && <span class="field-error error">{error}</span>}
+                    </td>
+                  );
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
+
+function Preview({ preview }: { preview: ImportPreview }) {
+  const c = preview.analysis.counts;
+  return (
+    <section class="import-summary" data-import-preview="">
+      <h2>Vista previa de «{preview.fileName}»</h2>
+      <p class="muted">Todavía no se ha guardado nada. Huella SHA-256 del archivo: <code>{preview.digest}</code></p>
+      <ul class="import-counts">
+        <li>
+          Filas leídas: <strong data-count="total">{fmt(c.total)}</strong>
+        </li>
+        <li>
+          Se crearán: <strong data-count="crear">{fmt(c.crear)}</strong>
+        </li>
+        <li>
+          Posibles duplicados (misma fecha de nacimiento y nombre parecido): <strong data-count="revisar">{fmt(c.revisar)}</strong>
+        </li>
+        <li>
+          Se omitirán: <strong data-count="omitir">{fmt(c.omitir)}</strong> ({fmt(c.conErrores)} con errores, {fmt(c.duplicados)} con un documento ya registrado o
+          repetido)
+        </li>
+      </ul>
+      {preview.ignored.length > 0 && <p class="muted">Columnas que no se importan: {preview.ignored.join(', ')}.</p>}
+      <form method="post" action="/patients/import/confirm/" class="import-confirm">
+        <CsrfField />
+        <input type="hidden" name="upload_id" value={String(preview.uploadId)} />
+        <input type="hidden" name="digest" value={preview.digest} />
+        {c.revisar > 0 && (
+          <p class="field check">
+            <label>
+              <input type="checkbox" name="incluir_posibles_duplicados" value="1" /> Revisé los {fmt(c.revisar)} posibles duplicados: son otras personas,
+              impórtelos también
+            </label>
+          </p>
+        )}
+        <div class="actions">
+          <button type="submit" class="button primary" disabled={c.crear + c.revisar === 0}>
+            Confirmar la importación
+          </button>
+          <a href="/patients/import/" class="button">
+            Cancelar
+          </a>
+        </div>
+      </form>
+      <PreviewTable preview={preview} />
+    </section>
+  );
+}
+
+export function ImportPage({ ctx, error, preview }: { ctx: PageContext; error?: string | null; preview?: ImportPreview | null }) {
+  return (
+    <Layout ctx={ctx} title="Importar pacientes">
+      <p>
+        <a href="/patients/">← Pacientes</a>
+      </p>
+      <h1>Importar pacientes desde una hoja de cálculo</h1>
+      {error && (
+        <div class="message message-error" role="alert" data-message-level="error" data-import-error="">
+          {error} No se guardó nada.
+        </div>
+      )}
+      {preview ? (
+        <Preview preview={preview} />
+      ) : (
+        <>
+          <p>
+            Suba un archivo .csv (UTF-8 o Windows-1252, separado por «;» o «,», como lo guarda Excel) o .xlsx. La primera fila lleva los nombres de las
+            columnas: los del formulario de paciente (<code>nombre</code>, <code>fecha_nacimiento</code>…) o sus títulos en español («Fecha de
+            nacimiento»). Las columnas opcionales <code>fecha_inicio_programa</code> y <code>estado</code> (ACTIVO o SUSPENDIDO) abren el primer ciclo
+            como lo hace el formulario. Primero verá una vista previa; nada se guarda hasta que la confirme.
+          </p>
+          <p>
+            Plantillas: <a href="/patients/import/plantilla.csv">plantilla.csv</a> · <a href="/patients/import/plantilla.xlsx">plantilla.xlsx</a>
+          </p>
+          <UploadForm />
+        </>
+      )}
+    </Layout>
+  );
+}

@@ -1,0 +1,98 @@
+// GET /patients/<id>/fhir/: the patient's record as a FHIR R4 Bundle, validated against the official schema.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Bundle, EpisodeOfCare, Observation, Patient } from 'fhir/r4.js';
+import { createPatient } from '../../src/patients/patient.fixtures.js';
+import { createTestContext, loggedInClient, TestClient, type TestContext } from '../helpers.js';
+import { fhirSchemaErrors } from './fhir-schema.js';
+
+let ctx: TestContext;
+let client: TestClient;
+
+before(async () => {
+  ctx = await createTestContext();
+  ({ client } = await loggedInClient(ctx));
+});
+after(async () => ctx?.close());
+
+const recordIdsOf = async (ingresoId: number) =>
+  (await ctx.db.selectFrom('exam_records').select('id').where('ingreso_id', '=', ingresoId).orderBy('id').execute()).map((r) => r.id);
+
+async function ok(res: { status: number; location?: string | undefined; body: string }, what: string) {
+  assert.equal(res.status, 302, `${what}: ${res.status} ${res.body.slice(0, 300)}`);
+}
+
+describe('GET /patients/<id>/fhir/', () => {
+  test('a patient with two cycles and voided records: Patient, two EpisodeOfCare, unvoided Observations, all schema-valid', async () => {
+    ctx.clock.set('2026-06-10T15:00:00.000Z');
+    const p = await createPatient(ctx.db, { nombre: 'Lucía', apellido: 'Ardila', departamento: 'SANTANDER', ciudad: 'BUCARAMANGA', peso: 8000, altura: 170 }, { fechaInicio: '2026-01-05' });
+    const first = p.ingresoId!;
+    // First cycle: a monitoring record, a voided one, then the cycle is finished.
+    await ok(await client.post(`/exams/${p.id}/monitoreo/`, { fecha: '2026-02-01', tipo: 'POLISOMNOGRAFIA', iah: '32,5', saturacion_minima: '81', horas_uso_promedio: '', porcentaje_noches_4h: '', presion_cmh2o: '', fuga_lpm: '', observaciones: '' }), 'monitoreo');
+    await ok(await client.post(`/exams/${p.id}/monitoreo/`, { fecha: '2026-02-02', tipo: 'POLIGRAFIA', iah: '99', saturacion_minima: '', horas_uso_promedio: '', porcentaje_noches_4h: '', presion_cmh2o: '', fuga_lpm: '', observaciones: '' }), 'monitoreo 2');
+    const [kept, voided] = await recordIdsOf(first);
+    await ok(await client.post(`/exams/${p.id}/registro/${voided}/anular/`, { motivo_anulacion: 'Paciente equivocado' }), 'anular');
+    await ok(await client.post(`/patients/ingreso/estado/${first}/TERMINADO/`, { fecha_terminacion: '2026-03-31', motivo_estado: 'Alta' }), 'terminar');
+    // Second cycle: CPAP use and a psychology session, then suspended.
+    await ok(await client.post(`/patients/ingreso/nuevo/${p.id}/`, { fecha_inicio: '2026-04-01' }), 'nuevo');
+    const second = (await ctx.db.selectFrom('ingresos').select('id').where('paciente_id', '=', p.id).where('estado', '=', 'ACTIVO').executeTakeFirstOrThrow()).id;
+    await ok(await client.post(`/exams/${p.id}/monitoreo/`, { fecha: '2026-05-01', tipo: 'DESCARGA_CPAP', iah: '', saturacion_minima: '', horas_uso_promedio: '5,25', porcentaje_noches_4h: '80', presion_cmh2o: '', fuga_lpm: '', observaciones: '' }), 'cpap');
+    await ok(await client.post(`/exams/${p.id}/psicologia/`, { fecha: '2026-05-02', tipo_sesion: 'EVALUACION_INICIAL', numero_sesion: '', isi: '16', epworth: '12', observaciones: '' }), 'psicologia');
+    await ok(await client.post(`/patients/ingreso/estado/${second}/SUSPENDIDO/`, { motivo_estado: 'Viaje' }), 'suspender');
+
+    const res = await ctx.app.inject({ method: 'GET', url: `/patients/${p.id}/fhir/`, headers: { cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-type']), /^application\/fhir\+json/);
+    const bundle = JSON.parse(res.body) as Bundle;
+    assert.deepEqual(fhirSchemaErrors(bundle), []);
+    assert.equal(bundle.resourceType, 'Bundle');
+    assert.equal(bundle.type, 'collection');
+    const resources = (bundle.entry ?? []).map((e) => e.resource!);
+    for (const r of resources) assert.deepEqual(fhirSchemaErrors(r), [], `${r.resourceType}/${r.id}`);
+
+    const patient = resources.find((r): r is Patient => r.resourceType === 'Patient')!;
+    assert.equal(patient.id, String(p.id));
+    assert.equal(patient.gender, 'female');
+    assert.equal(patient.name?.[0]?.family, 'Ardila');
+    assert.deepEqual(patient.name?.[0]?.given, ['Lucía']);
+    assert.equal(patient.identifier?.[0]?.value, p.documento);
+    assert.equal(patient.identifier?.[0]?.type?.coding?.[0]?.code, 'CC');
+    const codes = (patient.address?.[0]?.extension ?? []).map((e) => e.valueCoding?.code);
+    assert.deepEqual(codes, ['68', '68001']);
+
+    const episodes = resources.filter((r): r is EpisodeOfCare => r.resourceType === 'EpisodeOfCare');
+    assert.deepEqual(episodes.map((e) => [e.id, e.status]), [[String(first), 'finished'], [String(second), 'onhold']]);
+    assert.deepEqual(episodes[0]!.period, { start: '2026-01-05', end: '2026-03-31' });
+    assert.deepEqual(episodes[0]!.statusHistory, [{ status: 'active', period: { start: '2026-01-05', end: '2026-03-31' } }]);
+    assert.deepEqual(episodes[1]!.statusHistory?.map((h) => h.status), ['active']);
+    assert.equal(episodes[1]!.type?.[0]?.coding?.[0]?.code, 'PROGRAMA AOS');
+
+    const observations = resources.filter((r): r is Observation => r.resourceType === 'Observation');
+    const summary = observations.map((o) => [o.code.coding?.[0]?.code, o.valueQuantity?.value, o.extension?.[0]?.valueReference?.reference]);
+    assert.deepEqual(summary, [
+      ['39156-5', 27.7, `EpisodeOfCare/${second}`],
+      ['69990-0', 32.5, `EpisodeOfCare/${first}`],
+      ['saturacion-minima', 81, `EpisodeOfCare/${first}`],
+      ['cpap-horas-uso', 5.25, `EpisodeOfCare/${second}`],
+      ['cpap-noches-4h', 80, `EpisodeOfCare/${second}`],
+      ['isi', 16, `EpisodeOfCare/${second}`],
+      ['epworth', 12, `EpisodeOfCare/${second}`],
+    ]);
+    // The voided record (iah 99) is nowhere in the bundle.
+    assert.ok(!observations.some((o) => o.id?.startsWith(`exam-${voided}-`)));
+    assert.ok(observations.some((o) => o.id?.startsWith(`exam-${kept}-`)));
+
+    const audit = await ctx.db.selectFrom('audit_log').selectAll().where('patient_id', '=', p.id).where('action', '=', 'export').execute();
+    assert.equal(audit.length, 1);
+    assert.match(audit[0]!.changes ?? '', /"exportacion":"fhir"/);
+  });
+
+  test('an unknown or non-numeric patient: 404; without a session: to the login page', async () => {
+    assert.equal((await client.get('/patients/999999/fhir/')).status, 404);
+    assert.equal((await client.get('/patients/abc/fhir/')).status, 404);
+    const anonymous = new TestClient(ctx.app);
+    const res = await anonymous.get('/patients/1/fhir/');
+    assert.equal(res.status, 302);
+    assert.match(res.location ?? '', /^\/users\/login\//);
+  });
+});
