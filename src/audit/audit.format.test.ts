@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { auditFields, changesLine, fieldLabelOf, rawChangesLine, readableChanges } from './audit.format.js';
+import { changesLine, fieldLabelOf, rawChangesLine, readableChanges } from './audit.format.js';
 import { parseChanges } from './audit.labels.js';
 import { AUDIT_FIELDS as F } from '../audit-fields.js';
 

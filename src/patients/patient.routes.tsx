@@ -36,8 +36,6 @@ import { inTransaction } from '../db/transaction.js';
 import { conflict, isDomainError, notFound } from '../shared/domain-error.js';
 import { sendKeptPage } from '../web/cached-page.js';
 
-const pick = pickAudited;
-
 /** The patient was deleted while the form was being sent. */
 const PATIENT_GONE = 'patient.gone';
 /** The moved start of the ACTIVO cycle would fall before the end of the previous one (checked in the transaction). */
@@ -190,7 +188,7 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
         const current = await findPatientById(trx, id);
         if (!current) throw notFound(PATIENT_GONE);
         await updatePatient(trx, id, { ...input, ...patientDerivedColumns(input), documento_key: key, updated_at: now });
-        const changes: Record<string, unknown> = diffFields(pick(current), pick(input));
+        const changes: Record<string, unknown> = diffFields(pickAudited(current), pickAudited(input));
         if (form.fechaInicioPrograma !== null) {
           const latestFechaFin = await findLatestFechaFin(trx, id);
           if (startsBeforeLastEnd(form.fechaInicioPrograma, latestFechaFin)) throw conflict(OVERLAPPING_CYCLE, { latestFechaFin: latestFechaFin! });

@@ -1,19 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FragmentCache } from './fragment-cache.js';
-import type { Fragment } from './render.js';
 
-const fragment = (text: string): Fragment => ({ parts: [Buffer.from(text)], size: Buffer.byteLength(text) });
-const value = (text: string) => async () => ({ fragment: fragment(text), text });
+const value = (text: string) => async () => ({ bytes: Buffer.byteLength(text), text });
 
 describe('FragmentCache', () => {
   test('computes once per key and version, and shares a computation in flight', async () => {
-    const cache = new FragmentCache<{ fragment: Fragment; text: string }>(1024);
+    const cache = new FragmentCache<{ bytes: number; text: string }>(1024);
     let calls = 0;
     const slow = (text: string) => async () => {
       calls++;
       await new Promise((r) => setTimeout(r, 5));
-      return { fragment: fragment(text), text };
+      return { bytes: Buffer.byteLength(text), text };
     };
     const [a, b] = await Promise.all([cache.get('v1', 'k', slow('uno')), cache.get('v1', 'k', slow('otro'))]);
     assert.deepEqual([a.text, b.text, calls], ['uno', 'uno', 1]);
@@ -22,7 +20,7 @@ describe('FragmentCache', () => {
   });
 
   test('a new data version empties it: nothing computed under an older version is served', async () => {
-    const cache = new FragmentCache<{ fragment: Fragment; text: string }>(1024);
+    const cache = new FragmentCache<{ bytes: number; text: string }>(1024);
     await cache.get('v1', 'a', value('antes'));
     await cache.get('v1', 'b', value('antes b'));
     assert.equal((await cache.get('v2', 'a', value('después'))).text, 'después');
@@ -30,7 +28,7 @@ describe('FragmentCache', () => {
   });
 
   test('keeps at most its bound in bytes, dropping the least recently used first', async () => {
-    const cache = new FragmentCache<{ fragment: Fragment; text: string }>(25);
+    const cache = new FragmentCache<{ bytes: number; text: string }>(25);
     await cache.get('v', 'a', value('aaaaaaaaaa'));
     await cache.get('v', 'b', value('bbbbbbbbbb'));
     await cache.get('v', 'a', value('never'));
@@ -41,7 +39,7 @@ describe('FragmentCache', () => {
   });
 
   test('a failed computation is not kept', async () => {
-    const cache = new FragmentCache<{ fragment: Fragment; text: string }>(1024);
+    const cache = new FragmentCache<{ bytes: number; text: string }>(1024);
     await assert.rejects(cache.get('v', 'k', async () => Promise.reject(new Error('base de datos no disponible'))));
     assert.equal((await cache.get('v', 'k', value('bien'))).text, 'bien');
   });

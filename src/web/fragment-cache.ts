@@ -1,12 +1,10 @@
-import type { Fragment } from './render.js';
-
 /**
  * Rendered fragments (and what was computed with them) for one data version, least recently used dropped first
  * past a bound in bytes. A request reads the data version before anything else, so nothing kept is older than the
  * version it is kept under; a new version empties the cache (decision 0016). Concurrent requests for a missing
  * key share one computation. One cache per application instance: tests run several databases in one process.
  */
-export class FragmentCache<T extends { fragment: Fragment }> {
+export class FragmentCache<T extends { readonly bytes: number }> {
   private version: string | null = null;
   private readonly entries = new Map<string, Promise<T>>();
   private readonly sizes = new Map<string, number>();
@@ -33,8 +31,8 @@ export class FragmentCache<T extends { fragment: Fragment }> {
     value.then(
       (v) => {
         if (this.entries.get(key) !== value) return;
-        this.sizes.set(key, v.fragment.size);
-        this.bytes += v.fragment.size;
+        this.sizes.set(key, v.bytes);
+        this.bytes += v.bytes;
         this.evict();
       },
       () => {

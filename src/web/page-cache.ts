@@ -58,7 +58,7 @@ export class UndeclaredTableError extends Error {
 export class PageCache {
   private readonly caches = new Map<
     PageDeclaration<any, any>,
-    { cache: FragmentCache<{ fragment: Fragment; kept: KeptPage<any> | null }>; db: Db; version: (db: Db) => Promise<string> }
+    { cache: FragmentCache<{ bytes: number; kept: KeptPage<any> | null }>; db: Db; version: (db: Db) => Promise<string> }
   >();
 
   /** `enabled: false` renders every page anew (the differential tests compare both). */
@@ -75,7 +75,7 @@ export class PageCache {
     const version = await slot.version(this.db);
     const kept = await slot.cache.get(version, keyOf(input), async () => {
       const rendered = await this.render(page, input);
-      return { fragment: { parts: [], size: rendered?.fragments.reduce((n, f) => n + f.size, 0) ?? 0 }, kept: rendered };
+      return { bytes: rendered?.fragments.reduce((n, f) => n + f.size, 0) ?? 0, kept: rendered };
     });
     return kept.kept;
   }
