@@ -5,6 +5,10 @@ import { CYCLE_START_MSG } from '../ingresos/ingreso.rules.js';
 import { BIRTH_MSG } from './patient.rules.js';
 
 describe('parseListQuery', () => {
+  test('control characters are dropped from the search (NUL would make PostgreSQL refuse the query)', () => {
+    assert.equal(parseListQuery({ query_search: '\u0000' }).query, '');
+    assert.equal(parseListQuery({ query_search: 'gon\u0000z\u0007' }).query, 'gonz');
+  });
   test('defaults', () => {
     assert.deepEqual(parseListQuery({}), { query: '', mesFiltro: null, mesFiltroError: null, page: 1 });
     assert.deepEqual(parseListQuery(undefined), { query: '', mesFiltro: null, mesFiltroError: null, page: 1 });

@@ -42,7 +42,8 @@ export interface ListQuery {
 
 /** `?query_search=…&mes_filtro=…&page=…` of the list pages; repeated or odd parameters count as absent. */
 export function parseListQuery(query: unknown): ListQuery {
-  const q = (queryValue(query, 'query_search') ?? '').trim().slice(0, QUERY_SEARCH_MAX);
+  // Control characters cannot be part of a name or a documento (and PostgreSQL refuses NUL in text): dropped.
+  const q = (queryValue(query, 'query_search') ?? '').replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, QUERY_SEARCH_MAX);
   const rawMes = (queryValue(query, 'mes_filtro') ?? '').trim();
   const mesFiltro = parseMesFiltro(rawMes);
   const mesFiltroError = rawMes !== '' && mesFiltro === null ? mesFiltroMessage(rawMes) : null;
