@@ -1,8 +1,9 @@
 // npm run bench [-- --database URL] [--duration S] [--connections N] [--warmup S] [--quick] [--only a,b]
-//                  [--compare-small] [--small-database URL] [--label NAME]
+//                  [--compare-small] [--small-database URL] [--label NAME] [--load-generator auto|autocannon]
 //
 // Starts the application in production mode (one process) on a database made by `npm run bench:data`, logs in
-// as 'bench', drives each scenario with autocannon, samples the server's RSS, prints one table, then the mixed
+// as 'bench', drives each scenario with wrk (a GET of one path, when Debian's wrk is installed; bench/wrk.ts) or
+// autocannon (everything else, or all with --load-generator autocannon), measures the server's CPU per request, samples the server's RSS, prints one table, then the mixed
 // scenario (every read page while another client writes at 5 and at 20 changes a second: bench/mixed.ts, one
 // table per rate; `--only mixed` runs it alone, `--only mixed,dashboard` for the pages named only), and writes
 // the figures to bench/results/<date>-<engine>.json. Exits non-zero when any request failed.
@@ -19,7 +20,8 @@ import { engineOf, openDatabase, type Engine } from '../src/db/connection.js';
 import { BENCH_PASSWORD, BENCH_USERNAME, countRows, databaseUrlFrom, displayUrl, fail, formatInt } from './common.js';
 import { MIXED_RATES, MixedWriter, mixedReads, type WriteTally } from './mixed.js';
 import { loadFixtures, scenarios, type Scenario, type Target } from './scenarios.js';
-import { RssSampler, Session, startServer, type RunningServer } from './server.js';
+import { cpuSecondsOf, RssSampler, Session, startServer, type RunningServer } from './server.js';
+import { runWrk, wrkAvailable } from './wrk.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = path.join(ROOT, 'bench', 'results');
@@ -27,7 +29,7 @@ const MB = 1024 * 1024;
 
 const USAGE =
   'Uso: npm run bench -- [--database URL] [--duration S] [--connections N] [--warmup S] [--quick] [--only a,b] ' +
-  '[--compare-small] [--small-database URL] [--label NAME]';
+  '[--compare-small] [--small-database URL] [--label NAME] [--load-generator auto|autocannon]';
 
 // ---------------------------------------------------------------------------------------------------------
 // Scenarios
@@ -48,6 +50,10 @@ export interface ScenarioResult {
   unexpected: number;
   statusCodes: Record<string, number>;
   peakRssMb: number;
+  /** the server's CPU time (all threads) per answered request during the measured run, in µs */
+  cpuUsPerRequest: number;
+  /** what generated the load: 'wrk' or 'autocannon' */
+  generator: string;
   target: Target;
   misses: string[];
 }
@@ -70,6 +76,8 @@ interface Options {
   connections: number;
   warmup: number;
   capitaDownloads: number;
+  /** wrk for the scenarios that GET one fixed path (when installed), autocannon for the rest */
+  generator: 'auto' | 'autocannon';
 }
 
 const percentile = (sorted: number[], p: number): number =>
@@ -130,6 +138,29 @@ async function cannon(
   return { latencies, codes, errors, seconds, sent };
 }
 
+type LoadRun = Awaited<ReturnType<typeof cannon>> & { p50?: number; p99?: number; generator: string };
+
+/** One run of load: wrk where it can serve (a GET of one path, wrk installed), else autocannon. */
+async function load(
+  base: string,
+  session: Session,
+  scenario: Scenario,
+  opts: { seconds: number; connections: number; amount?: number; generator: Options['generator'] },
+): Promise<LoadRun> {
+  if (opts.generator === 'auto' && scenario.fixedPath !== undefined && opts.amount === undefined && useWrk()) {
+    const run = await runWrk(base + scenario.fixedPath, { seconds: opts.seconds, connections: opts.connections, headers: { cookie: session.cookieHeader() }, expect: scenario.expect });
+    await drain(base);
+    const codes: Record<string, number> = { ...run.others };
+    if (run.expected > 0) codes[String(scenario.expect)] = run.expected;
+    // wrk keeps a latency histogram, not each answer: its percentiles stand in for the list of latencies.
+    return { latencies: [], codes, errors: run.errors, seconds: run.seconds, sent: run.requests, p50: run.p50Ms, p99: run.p99Ms, generator: 'wrk' };
+  }
+  return { ...(await cannon(base, session, scenario, opts)), generator: 'autocannon' };
+}
+
+let wrkHere: boolean | null = null;
+const useWrk = () => (wrkHere ??= wrkAvailable());
+
 /**
  * autocannon stops at the deadline without waiting for the answers still on their way, and the server keeps
  * working through that backlog: wait until /healthz answers promptly again before anything is counted in the
@@ -152,7 +183,7 @@ async function runScenario(
   s: Scenario,
   o: Options,
 ): Promise<ScenarioResult> {
-  const empty = { requests: 0, rps: 0, p50: 0, p99: 0, errors: 0, bad: 0, unexpected: 0, statusCodes: {}, peakRssMb: 0, target: s.target, misses: [] };
+  const empty = { requests: 0, rps: 0, p50: 0, p99: 0, errors: 0, bad: 0, unexpected: 0, statusCodes: {}, peakRssMb: 0, cpuUsPerRequest: 0, generator: '', target: s.target, misses: [] };
   const why = await s.before?.();
   if (why) return { key: s.key, name: s.name, status: 'n/a', note: why, ...empty };
   // Probe: one request shows whether the route exists yet and answers as it should.
@@ -172,18 +203,22 @@ async function runScenario(
   if (s.warmup !== false && o.warmup > 0) {
     const warmAmount = amount !== undefined ? Math.floor(amount / 10) : undefined;
     if (warmAmount === undefined || warmAmount > 0) {
-      warm = await cannon(server.base, session, s, { seconds: o.warmup, connections: o.connections, ...(warmAmount !== undefined ? { amount: warmAmount } : {}) });
+      warm = await load(server.base, session, s, { seconds: o.warmup, connections: o.connections, generator: o.generator, ...(warmAmount !== undefined ? { amount: warmAmount } : {}) });
     }
   }
   const left = amount !== undefined ? amount - Object.values(warm.codes).reduce((a, b) => a + b, 0) : undefined;
   rss.mark();
-  const run =
+  const cpuBefore = cpuSecondsOf(server.pid);
+  const run: LoadRun =
     left !== undefined && left <= 0
-      ? { latencies: [], codes: {}, errors: 0, seconds: 1, sent: 0 }
-      : await cannon(server.base, session, s, { seconds: o.duration, connections: o.connections, ...(left !== undefined ? { amount: left } : {}) });
+      ? { latencies: [], codes: {}, errors: 0, seconds: 1, sent: 0, generator: 'autocannon' }
+      : await load(server.base, session, s, { seconds: o.duration, connections: o.connections, generator: o.generator, ...(left !== undefined ? { amount: left } : {}) });
+  // The drain after the run is counted too: it is the server finishing the requests of the run.
+  const cpuSeconds = cpuSecondsOf(server.pid) - cpuBefore;
   const peakRssMb = rss.sincePeak / MB;
 
   const sorted = [...run.latencies].sort((a, b) => a - b);
+  const answered = run.generator === 'wrk' ? run.sent : sorted.length;
   let bad = 0;
   let unexpected = 0;
   for (const [code, n] of Object.entries(run.codes)) {
@@ -200,15 +235,17 @@ async function runScenario(
     key: s.key,
     name: s.name,
     status: 'ok',
-    requests: sorted.length,
-    rps: round(sorted.length / run.seconds, 0),
-    p50: round(percentile(sorted, 50), 2),
-    p99: round(percentile(sorted, 99), 2),
+    requests: answered,
+    rps: round(answered / run.seconds, 0),
+    p50: round(run.p50 ?? percentile(sorted, 50), 2),
+    p99: round(run.p99 ?? percentile(sorted, 99), 2),
     errors: run.errors,
     bad,
     unexpected,
     statusCodes: run.codes,
     peakRssMb: round(peakRssMb, 1),
+    cpuUsPerRequest: answered > 0 ? round((cpuSeconds * 1e6) / answered, 0) : 0,
+    generator: run.generator,
     target: s.target,
     misses: [],
   };
@@ -262,7 +299,7 @@ const cell = (s: string, w: number, right = false) => (right ? s.padStart(w) : s
 
 function printTable(title: string, results: ScenarioResult[], capita: CapitaResult | null, peakRssMb: number): void {
   const w = Math.max(24, ...results.map((r) => r.name.length)) + 1;
-  const line = `${cell('scenario', w)} ${cell('req/s', 7, true)} ${cell('p50 ms', 8, true)} ${cell('p99 ms', 8, true)} ${cell('errors', 7, true)} ${cell('non-2xx/3xx', 12, true)}  target`;
+  const line = `${cell('scenario', w)} ${cell('req/s', 7, true)} ${cell('p50 ms', 8, true)} ${cell('p99 ms', 8, true)} ${cell('cpu µs/req', 11, true)} ${cell('errors', 7, true)} ${cell('non-2xx/3xx', 12, true)}  target`;
   console.log(`\n${title}\n${line}\n${'-'.repeat(line.length + 20)}`);
   for (const r of results) {
     if (r.status === 'n/a') {
@@ -273,7 +310,7 @@ function printTable(title: string, results: ScenarioResult[], capita: CapitaResu
     const verdict = r.status === 'failed' ? `FAIL ${r.note ?? ''}` : r.misses.length ? `MISS (${r.misses.join('; ')})` : target ? 'met' : '';
     const errs = r.errors + r.unexpected;
     console.log(
-      `${cell(r.name, w)} ${cell(formatInt(r.rps), 7, true)} ${cell(r.p50.toFixed(2), 8, true)} ${cell(r.p99.toFixed(2), 8, true)} ${cell(String(errs), 7, true)} ${cell(String(r.bad), 12, true)}  ${target} ${verdict}`.trimEnd(),
+      `${cell(r.name, w)} ${cell(formatInt(r.rps), 7, true)} ${cell(r.p50.toFixed(2), 8, true)} ${cell(r.p99.toFixed(2), 8, true)} ${cell(`${formatInt(r.cpuUsPerRequest)}${r.generator === 'wrk' ? ' w' : ''}`, 11, true)} ${cell(String(errs), 7, true)} ${cell(String(r.bad), 12, true)}  ${target} ${verdict}`.trimEnd(),
     );
   }
   if (capita) {
@@ -286,6 +323,7 @@ function printTable(title: string, results: ScenarioResult[], capita: CapitaResu
       );
     }
   }
+  if (results.some((r) => r.generator === 'wrk')) console.log('w: load from wrk (a GET of one path); the rest from autocannon');
   console.log(`server peak RSS: ${peakRssMb.toFixed(0)} MB  target ≤250 MB ${peakRssMb <= 250 ? 'met' : 'MISS'}`);
 }
 
@@ -334,7 +372,7 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
       for (const s of all) {
         const ended = server.exited();
         if (ended) {
-          results.push({ key: s.key, name: s.name, status: 'failed', note: `the server stopped (${ended}); see ${logFile}`, requests: 0, rps: 0, p50: 0, p99: 0, errors: 1, bad: 0, unexpected: 0, statusCodes: {}, peakRssMb: 0, target: s.target, misses: [] });
+          results.push({ key: s.key, name: s.name, status: 'failed', note: `the server stopped (${ended}); see ${logFile}`, requests: 0, rps: 0, p50: 0, p99: 0, errors: 1, bad: 0, unexpected: 0, statusCodes: {}, peakRssMb: 0, cpuUsPerRequest: 0, generator: '', target: s.target, misses: [] });
           continue;
         }
         if (s.key === 'create' && !listOnly && (!only || only.has('capita'))) {
@@ -348,7 +386,7 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
           name: s.name,
           status: 'failed',
           note: server.exited() ? `the server stopped (${server.exited()}); see ${logFile}` : String(err instanceof Error ? err.message : err),
-          requests: 0, rps: 0, p50: 0, p99: 0, errors: 1, bad: 0, unexpected: 0, statusCodes: {}, peakRssMb: 0, target: s.target, misses: [],
+          requests: 0, rps: 0, p50: 0, p99: 0, errors: 1, bad: 0, unexpected: 0, statusCodes: {}, peakRssMb: 0, cpuUsPerRequest: 0, generator: '', target: s.target, misses: [],
         }));
         results.push(r);
         console.log(r.status === 'n/a' ? `n/a: ${r.note}` : `${formatInt(r.rps)} req/s, p99 ${r.p99} ms${r.status === 'failed' ? ` FAIL ${r.note ?? ''}` : ''}`);
@@ -372,13 +410,13 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
             writer.start();
             const r = await runScenario(server, session, rss, s, o).catch((err: unknown): ScenarioResult => ({
               key: s.key, name: s.name, status: 'failed', note: String(err instanceof Error ? err.message : err),
-              requests: 0, rps: 0, p50: 0, p99: 0, errors: 1, bad: 0, unexpected: 0, statusCodes: {}, peakRssMb: 0, target: s.target, misses: [],
+              requests: 0, rps: 0, p50: 0, p99: 0, errors: 1, bad: 0, unexpected: 0, statusCodes: {}, peakRssMb: 0, cpuUsPerRequest: 0, generator: '', target: s.target, misses: [],
             }));
             outcome.writes = await writer.stop();
             outcome.results.push(r);
             console.log(`${formatInt(r.rps)} req/s, p99 ${r.p99} ms${r.status === 'failed' ? ` FAIL ${r.note ?? ''}` : ''}`);
           }
-          if (outcome.writes.failed > 0) outcome.results.push({ key: `mixed${rate}-writes`, name: `writes at ${rate}/s`, status: 'failed', note: `${outcome.writes.failed} writes failed: ${outcome.writes.failures.join('; ')}`, requests: outcome.writes.sent, rps: 0, p50: 0, p99: 0, errors: outcome.writes.failed, bad: 0, unexpected: 0, statusCodes: {}, peakRssMb: 0, target: {}, misses: [] });
+          if (outcome.writes.failed > 0) outcome.results.push({ key: `mixed${rate}-writes`, name: `writes at ${rate}/s`, status: 'failed', note: `${outcome.writes.failed} writes failed: ${outcome.writes.failures.join('; ')}`, requests: outcome.writes.sent, rps: 0, p50: 0, p99: 0, errors: outcome.writes.failed, bad: 0, unexpected: 0, statusCodes: {}, peakRssMb: 0, cpuUsPerRequest: 0, generator: '', target: {}, misses: [] });
           mixed.push(outcome);
         }
       }
@@ -433,6 +471,7 @@ async function main(): Promise<void> {
         'compare-small': { type: 'boolean', default: false },
         'small-database': { type: 'string' },
         label: { type: 'string' },
+        'load-generator': { type: 'string', default: 'auto' },
       },
       strict: true,
     }).values;
@@ -445,7 +484,9 @@ async function main(): Promise<void> {
     connections: Number(args.connections),
     warmup: Number(args.warmup ?? (quick ? 0.5 : 2)),
     capitaDownloads: quick ? 1 : 3,
+    generator: args['load-generator'] === 'autocannon' ? 'autocannon' : 'auto',
   };
+  if (args['load-generator'] !== 'auto' && args['load-generator'] !== 'autocannon') fail(USAGE);
   if (!(o.duration > 0) || !(o.connections >= 1) || !(o.warmup >= 0)) fail(USAGE);
   const url = databaseUrlFrom(args.database);
   const engine = engineOf(url);

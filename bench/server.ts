@@ -1,7 +1,7 @@
 // The application under test, as one child process in production mode, and a browser-like client for setup:
 // login through the form, cookies, the CSRF token, a probe of each route.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -103,6 +103,26 @@ function tail(file: string): string {
     return readFileSync(file, 'utf8').split('\n').slice(-20).join('\n');
   } catch {
     return '';
+  }
+}
+
+const CLOCK_TICKS = (() => {
+  const r = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+  const n = Number(r.stdout?.trim());
+  return Number.isFinite(n) && n > 0 ? n : 100;
+})();
+
+/**
+ * CPU time a process has used so far, all its threads, in seconds (utime + stime of /proc/<pid>/stat); NaN when
+ * unreadable. Per request it is steadier than requests a second on a shared machine: other work slows the
+ * server down, but hardly changes what each request costs it.
+ */
+export function cpuSecondsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
   }
 }
 

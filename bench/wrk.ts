@@ -1,0 +1,88 @@
+// wrk (Debian's package) as the load generator for the scenarios that GET one fixed path: autocannon runs in
+// Node and tops out near 7,000 requests a second on this kind of machine, so above that it measures itself, and
+// on two shared cores it takes CPU from the server in proportion to the bytes it parses. wrk, in C, does not.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** Whether `wrk` can be run here. */
+export function wrkAvailable(): boolean {
+  const r = spawnSync('wrk', ['--version'], { stdio: 'ignore' });
+  return r.error === undefined;
+}
+
+export interface WrkRun {
+  requests: number;
+  seconds: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** connection errors and timeouts */
+  errors: number;
+  /** answers with the expected status */
+  expected: number;
+  /** answers with another status, by status */
+  others: Record<string, number>;
+}
+
+// Each wrk thread counts statuses in its own Lua state; `done` adds them up and prints one line to parse.
+const script = (expect: number) => `
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) expected = 0; others = {} end
+function response(status, headers, body)
+  if status == ${expect} then expected = expected + 1 else others[status] = (others[status] or 0) + 1 end
+end
+function done(summary, latency, requests)
+  local e = 0
+  local o = {}
+  for _, t in ipairs(threads) do
+    e = e + t:get("expected")
+    for k, v in pairs(t:get("others")) do o[k] = (o[k] or 0) + v end
+  end
+  local parts = {}
+  for k, v in pairs(o) do table.insert(parts, k .. "=" .. v) end
+  local err = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout
+  io.write(string.format("SOMNO-WRK %d %d %d %d %d %s\\n", summary.requests, summary.duration, err, latency:percentile(50), latency:percentile(99), table.concat(parts, ",")))
+end
+`;
+
+/** GETs `url` for `seconds` over `connections` connections with the given headers. */
+export async function runWrk(url: string, opts: { seconds: number; connections: number; headers: Record<string, string>; expect: number }): Promise<WrkRun> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'somno-wrk-'));
+  try {
+    const file = path.join(dir, 'count.lua');
+    writeFileSync(file, script(opts.expect));
+    const args = ['-t', '2', '-c', String(opts.connections), '-d', `${opts.seconds}s`, '--timeout', '10s', '-s', file];
+    for (const [k, v] of Object.entries(opts.headers)) args.push('-H', `${k}: ${v}`);
+    args.push(url);
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      let text = '';
+      child.stdout.on('data', (d: Buffer) => (text += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (text += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk exited with ${code}: ${text.trim()}`))));
+    });
+    const m = /SOMNO-WRK (\d+) (\d+) (\d+) (\d+) (\d+) ?(\S*)/.exec(out);
+    if (!m) throw new Error(`wrk printed no summary: ${out.trim()}`);
+    const others: Record<string, number> = {};
+    for (const pair of (m[6] ?? '').split(',').filter(Boolean)) {
+      const [k, v] = pair.split('=');
+      others[k!] = Number(v);
+    }
+    const requests = Number(m[1]);
+    return {
+      requests,
+      seconds: Number(m[2]) / 1e6,
+      errors: Number(m[3]),
+      p50Ms: Number(m[4]) / 1000,
+      p99Ms: Number(m[5]) / 1000,
+      expected: requests - Object.values(others).reduce((a, b) => a + b, 0),
+      others,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
