@@ -6,6 +6,7 @@ import { matchChoice, type Choice } from '../patients/patient.rules.js';
 import { parseDecimalHundredths } from '../shared/decimal.js';
 import { formatDateEs, parseIsoDate } from '../shared/dates.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
+import { validateForm } from '../web/form.js';
 import {
   EXAM_TEXT_MAX,
   MONITOREO_MAX_HUNDREDTHS,
@@ -143,14 +144,9 @@ export type ParsedExam =
   | { kind: 'PSICOLOGIA'; data: PsicologiaInput }
   | { kind: 'OTRO'; data: OtroInput };
 
-/** Zod issues as one message per field (the first), keyed by field name. */
-export function issuesToErrors(error: z.ZodError): FieldErrors {
-  const errors: FieldErrors = {};
-  for (const issue of error.issues) {
-    const key = String(issue.path[0] ?? '_form');
-    errors[key] ??= issue.message;
-  }
-  return errors;
+/** The schema of one kind's form, against `today` and the start of the cycle the record is filed under. */
+export function examSchema(kind: ExamKindValue, today: string, cycleStart: string | null = null) {
+  return SCHEMAS[kind](today, cycleStart);
 }
 
 /**
@@ -163,7 +159,7 @@ export function parseExamForm(
   today: string,
   cycleStart: string | null = null,
 ): { ok: true; parsed: ParsedExam } | { ok: false; errors: FieldErrors } {
-  const result = SCHEMAS[kind](today, cycleStart).safeParse(values);
-  if (!result.success) return { ok: false, errors: issuesToErrors(result.error) };
+  const result = validateForm(values, examSchema(kind, today, cycleStart));
+  if (!result.ok) return { ok: false, errors: result.errors };
   return { ok: true, parsed: { kind, data: result.data } as ParsedExam };
 }
