@@ -29,7 +29,6 @@ import { TerminatePage, type TerminateCycle } from './views/terminate.page.js';
 import { inTransaction } from '../db/transaction.js';
 import { isDomainError } from '../shared/domain-error.js';
 
-
 const FIELD_LABELS: Record<string, string> = {
   fecha_terminacion: 'Fecha de terminación',
   motivo_estado: 'Motivo',
