@@ -6,7 +6,7 @@ import { labelOf } from '../patients/patient.rules.js';
 import { parseListQuery } from '../patients/patient.schema.js';
 import type { PatientRow } from '../patients/patient.table.js';
 import { today } from '../web/deps.js';
-import { hasErrors, parseId, readForm } from '../web/form.js';
+import { parseForm, parseId } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import {
   findIngresoOfPatient,
@@ -18,7 +18,7 @@ import {
   voidExamRecord,
 } from './exam.repository.js';
 import { EXAM_KINDS, type ExamKindValue } from './exam.rules.js';
-import { EXAM_FORM_FIELDS, issuesToErrors, parseExamForm, voidSchema } from './exam.schema.js';
+import { examSchema, voidSchema } from './exam.schema.js';
 import type { NewExamRecordRow } from './exam.table.js';
 import { ArchivePage } from './views/archive.page.js';
 import { KIND_PATHS, type PostedForm } from './views/forms.js';
@@ -104,10 +104,8 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
       const cycle = await findActiveIngreso(db, patient.id);
       if (!cycle) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.noActivo);
 
-      const form = readForm(request.body, EXAM_FORM_FIELDS[kind]);
-      const result = parseExamForm(kind, form.values, today(app.deps), cycle.fecha_inicio);
-      const errors = { ...(result.ok ? {} : result.errors), ...form.errors };
-      if (!result.ok || hasErrors(errors)) return sendClinical(request, reply, patient.id, { kind, values: form.values, errors });
+      const form = parseForm(request.body, examSchema(kind, today(app.deps), cycle.fecha_inicio));
+      if (!form.ok) return sendClinical(request, reply, patient.id, { kind, values: form.values, errors: form.errors });
 
       const now = clock.now();
       const user = actorOf(request);
@@ -117,9 +115,9 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
           const active = await lockActiveIngreso(trx, patient.id, engine);
           if (!active) throw conflict(NO_ACTIVE_INGRESO);
           // A cycle that changed meanwhile (another opened, its start moved) is not the one the date was checked against.
-          if (active.id !== cycle.id || result.parsed.data.fecha < active.fecha_inicio) throw conflict(CYCLE_CHANGED);
+          if (active.id !== cycle.id || form.data.fecha < active.fecha_inicio) throw conflict(CYCLE_CHANGED);
           const row: NewExamRecordRow = {
-            ...result.parsed.data,
+            ...form.data,
             ingreso_id: active.id,
             kind,
             registrado_por: user.id,
@@ -154,10 +152,8 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
     const recordId = parseId(request.params.recordId);
     if (recordId === null || !(await findRecordOfPatient(db, patient.id, recordId))) return reply.callNotFound();
 
-    const form = readForm(request.body, ['motivo_anulacion']);
-    const parsed = voidSchema.safeParse(form.values);
-    const formError = form.errors.motivo_anulacion ?? form.errors._form ?? (parsed.success ? undefined : issuesToErrors(parsed.error).motivo_anulacion);
-    if (formError || !parsed.success) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.voidMotivo(formError ?? ''));
+    const form = parseForm(request.body, voidSchema);
+    if (!form.ok) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.voidMotivo(form.errors.motivo_anulacion ?? form.errors._form ?? ''));
 
     const now = clock.now();
     const user = actorOf(request);
@@ -167,7 +163,7 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
         const record = await findRecordOfPatient(trx, patient.id, recordId);
         if (!record) throw notFound(RECORD_NOT_FOUND);
         if (!active || record.ingreso_id !== active.id) throw conflict(RECORD_ARCHIVED);
-        const motivo = parsed.data.motivo_anulacion;
+        const motivo = form.data.motivo_anulacion;
         if (!(await voidExamRecord(trx, { id: recordId, by: user.id, at: now.toISOString(), motivo }))) throw conflict(RECORD_ALREADY_VOIDED);
         await recordAudit(trx, {
           at: now,

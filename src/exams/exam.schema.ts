@@ -2,10 +2,10 @@
 // (decimals as integer hundredths, blank optional values as null), with its Spanish error message.
 
 import { z } from 'zod';
-import { matchChoice, type Choice } from '../patients/patient.rules.js';
-import { parseDecimalHundredths } from '../shared/decimal.js';
+import { choiceField, decimalField } from '../patients/patient.schema.js';
 import { formatDateEs, parseIsoDate } from '../shared/dates.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
+import { fail, validateForm } from '../web/form.js';
 import {
   EXAM_TEXT_MAX,
   MONITOREO_MAX_HUNDREDTHS,
@@ -27,13 +27,6 @@ export const MSG = {
   tooLong: (max: number) => `Máximo ${max} caracteres.`,
 } as const;
 
-type Issue = { message: string };
-type Ctx = { addIssue: (issue: Issue & { code: 'custom' }) => void };
-const fail = (ctx: Ctx, message: string) => {
-  ctx.addIssue({ code: 'custom', message });
-  return z.NEVER;
-};
-
 /**
  * The exam's date lies within the cycle it is filed under (decision 0031): from the cycle's start to today (records
  * go to the ACTIVO cycle, which has no end yet). Without a cycle start (unit tests of other fields) only today bounds it.
@@ -47,20 +40,6 @@ const fecha = (today: string, cycleStart: string | null) =>
     if (date > today) return fail(ctx, MSG.fechaFuture(today));
     if (cycleStart !== null && date < cycleStart) return fail(ctx, MSG.fechaBeforeCycle(cycleStart));
     return date;
-  });
-
-// Matched like the patient form's choices (case and accents ignored), stored in the listed form.
-const choice = <V extends string>(choices: readonly Choice<V>[]) =>
-  z.string().transform((raw, ctx): V => {
-    if (raw.trim() === '') return fail(ctx, MSG.required);
-    return matchChoice(choices, raw) ?? fail(ctx, MSG.choice);
-  });
-
-const optionalDecimal = (maxHundredths: number) =>
-  z.string().transform((raw, ctx): number | null => {
-    if (raw.trim() === '') return null;
-    const parsed = parseDecimalHundredths(raw, maxHundredths);
-    return parsed.ok ? parsed.value : fail(ctx, parsed.error);
   });
 
 const optionalInteger = ([min, max]: readonly [number, number]) =>
@@ -92,13 +71,13 @@ const requiredText = (max: number) =>
 export function monitoreoSchema(today: string, cycleStart: string | null = null) {
   return z.object({
     fecha: fecha(today, cycleStart),
-    tipo: choice(TIPOS_MONITOREO),
-    iah: optionalDecimal(MONITOREO_MAX_HUNDREDTHS.iah),
-    saturacion_minima: optionalDecimal(MONITOREO_MAX_HUNDREDTHS.saturacion_minima),
-    horas_uso_promedio: optionalDecimal(MONITOREO_MAX_HUNDREDTHS.horas_uso_promedio),
-    porcentaje_noches_4h: optionalDecimal(MONITOREO_MAX_HUNDREDTHS.porcentaje_noches_4h),
-    presion_cmh2o: optionalDecimal(MONITOREO_MAX_HUNDREDTHS.presion_cmh2o),
-    fuga_lpm: optionalDecimal(MONITOREO_MAX_HUNDREDTHS.fuga_lpm),
+    tipo: choiceField(TIPOS_MONITOREO),
+    iah: decimalField(MONITOREO_MAX_HUNDREDTHS.iah, null),
+    saturacion_minima: decimalField(MONITOREO_MAX_HUNDREDTHS.saturacion_minima, null),
+    horas_uso_promedio: decimalField(MONITOREO_MAX_HUNDREDTHS.horas_uso_promedio, null),
+    porcentaje_noches_4h: decimalField(MONITOREO_MAX_HUNDREDTHS.porcentaje_noches_4h, null),
+    presion_cmh2o: decimalField(MONITOREO_MAX_HUNDREDTHS.presion_cmh2o, null),
+    fuga_lpm: decimalField(MONITOREO_MAX_HUNDREDTHS.fuga_lpm, null),
     observaciones: optionalText(EXAM_TEXT_MAX.observaciones),
   });
 }
@@ -106,7 +85,7 @@ export function monitoreoSchema(today: string, cycleStart: string | null = null)
 export function psicologiaSchema(today: string, cycleStart: string | null = null) {
   return z.object({
     fecha: fecha(today, cycleStart),
-    tipo_sesion: choice(TIPOS_SESION),
+    tipo_sesion: choiceField(TIPOS_SESION),
     numero_sesion: optionalInteger(PSICOLOGIA_RANGES.numero_sesion),
     isi: optionalInteger(PSICOLOGIA_RANGES.isi),
     epworth: optionalInteger(PSICOLOGIA_RANGES.epworth),
@@ -143,14 +122,9 @@ export type ParsedExam =
   | { kind: 'PSICOLOGIA'; data: PsicologiaInput }
   | { kind: 'OTRO'; data: OtroInput };
 
-/** Zod issues as one message per field (the first), keyed by field name. */
-export function issuesToErrors(error: z.ZodError): FieldErrors {
-  const errors: FieldErrors = {};
-  for (const issue of error.issues) {
-    const key = String(issue.path[0] ?? '_form');
-    errors[key] ??= issue.message;
-  }
-  return errors;
+/** The schema of one kind's form, against `today` and the start of the cycle the record is filed under. */
+export function examSchema(kind: ExamKindValue, today: string, cycleStart: string | null = null) {
+  return SCHEMAS[kind](today, cycleStart);
 }
 
 /**
@@ -163,7 +137,7 @@ export function parseExamForm(
   today: string,
   cycleStart: string | null = null,
 ): { ok: true; parsed: ParsedExam } | { ok: false; errors: FieldErrors } {
-  const result = SCHEMAS[kind](today, cycleStart).safeParse(values);
-  if (!result.success) return { ok: false, errors: issuesToErrors(result.error) };
+  const result = validateForm(values, examSchema(kind, today, cycleStart));
+  if (!result.ok) return { ok: false, errors: result.errors };
   return { ok: true, parsed: { kind, data: result.data } as ParsedExam };
 }

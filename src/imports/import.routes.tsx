@@ -10,12 +10,13 @@ import { documentoKey } from '../patients/patient.rules.js';
 import { csvRow, CSV_BOM, contentDisposition } from '../shared/csv.js';
 import { parseIsoDate } from '../shared/dates.js';
 import { today } from '../web/deps.js';
-import { parseId, readForm } from '../web/form.js';
+import { parseForm } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { isDomainError } from '../shared/domain-error.js';
 import { badFile, readSpreadsheet, FILE_MSG, IMPORT_BAD_FILE, type SheetData } from './import.parse.js';
 import { deleteUpload, findUpload, insertUpload } from './import.repository.js';
 import { analyseRows, dayFirstToIso as dayFirst, IMPORT_FIELDS, matchHeader, type ImportAnalysis, type ImportField } from './import.rules.js';
+import { confirmSchema } from './import.schema.js';
 import { ImportPage, type ImportPreview } from './views/import.page.js';
 
 /** The multipart field of the upload form; the body parser (app.ts) hands it over as an UploadedFile. */
@@ -105,11 +106,11 @@ export async function importRoutes(app: FastifyInstance): Promise<void> {
 
   // Step 3: the rows to create, written in one transaction with one audit entry for the import and one per patient.
   app.post('/confirm/', async (request, reply) => {
-    const form = readForm(request.body, ['upload_id', 'digest', 'incluir_posibles_duplicados']);
-    const uploadId = parseId(form.values.upload_id);
-    const upload = uploadId === null ? undefined : await findUpload(db, uploadId, request.user!.id);
-    if (!upload || upload.digest !== form.values.digest) return redirectWith(reply, '/patients/import/', 'error', MSG.gone);
-    const includeSimilar = form.values.incluir_posibles_duplicados === '1';
+    const form = parseForm(request.body, confirmSchema);
+    if (!form.ok || form.data.upload_id === null) return redirectWith(reply, '/patients/import/', 'error', MSG.gone);
+    const { upload_id: uploadId, digest, incluir_posibles_duplicados: includeSimilar } = form.data;
+    const upload = await findUpload(db, uploadId, request.user!.id);
+    if (!upload || upload.digest !== digest) return redirectWith(reply, '/patients/import/', 'error', MSG.gone);
     const at = clock.now();
     const day = today(deps);
     let result: { created: number; counts: ImportAnalysis['counts'] } | null;

@@ -4,7 +4,7 @@ import { diffFields } from '../audit/audit.rules.js';
 import { today } from '../web/deps.js';
 import { sendErrorPage } from '../web/errors.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
-import { listUrl, parseId, queryValue, readForm } from '../web/form.js';
+import { listUrl, parseForm, parseId, queryValue } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import {
   applyStatusChange,
@@ -13,9 +13,8 @@ import {
   findIngresoForChange,
   openIngreso,
 } from './ingreso.repository.js';
+import { decideNewCycle, decideStatusChange, newCycleForm, RETURN_FIELDS, statusForm } from './ingreso.schema.js';
 import {
-  decideNewCycle,
-  decideStatusChange,
   isEstado,
   MSG,
   newCycleMessage,
@@ -29,11 +28,6 @@ import { FOLLOW_PATH } from './views/follow.links.js';
 import { TerminatePage, type TerminateCycle } from './views/terminate.page.js';
 import { inTransaction } from '../db/transaction.js';
 import { isDomainError } from '../shared/domain-error.js';
-
-/** Fields the follow page's forms send besides their own: where to come back to (search and page). */
-const RETURN_FIELDS = ['query_search', 'page'] as const;
-const STATUS_FIELDS = ['fecha_terminacion', 'motivo_estado', 'confirmacion', ...RETURN_FIELDS];
-const NEW_CYCLE_FIELDS = ['fecha_inicio', ...RETURN_FIELDS];
 
 const FIELD_LABELS: Record<string, string> = {
   fecha_terminacion: 'Fecha de terminación',
@@ -100,7 +94,10 @@ export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
     const target = params.newStatus;
     // Unknown or non-numeric id, or a status word not in the table: 404 page.
     if (ingresoId === null || !isEstado(target)) return sendErrorPage(request, reply, 404);
-    const { values, errors } = readForm(request.body, STATUS_FIELDS);
+    // Read as posted here; checked against the cycle as it is in the transaction (decideStatusChange).
+    const form = parseForm(request.body, statusForm);
+    const { values } = form;
+    const errors = form.ok ? {} : form.errors;
     const back = backTo(values, errors);
 
     const found = await findIngresoForChange(db, ingresoId);
@@ -169,7 +166,9 @@ export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
   app.post('/ingreso/nuevo/:patientId/', async (request, reply) => {
     const pacienteId = parseId((request.params as { patientId: string }).patientId);
     if (pacienteId === null) return sendErrorPage(request, reply, 404);
-    const { values, errors } = readForm(request.body, NEW_CYCLE_FIELDS);
+    const form = parseForm(request.body, newCycleForm);
+    const { values } = form;
+    const errors = form.ok ? {} : form.errors;
     const back = backTo(values, errors);
 
     const state = await findCycleState(db, pacienteId);

@@ -14,8 +14,6 @@ import {
   type NewCycleDecision,
   type StatusChangeDecision,
   type StatusChangeInput,
-  decideNewCycle,
-  decideStatusChange,
   isAtProgramLimit,
   isEstado,
   mesCapita,
@@ -24,6 +22,7 @@ import {
   parseMesFiltro,
   statusChangeMessage,
 } from './ingreso.rules.js';
+import { decideNewCycle, decideStatusChange } from './ingreso.schema.js';
 
 describe('mesCapita', () => {
   const cases: Array<[fechaInicio: string | null, today: string, expected: number]> = [

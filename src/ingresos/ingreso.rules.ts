@@ -1,7 +1,7 @@
 // Pure rules of the Ingreso (program cycle): program month, the month filter, and the lifecycle decisions of
 // decisions.md §6. No I/O: "today" is always an argument ('YYYY-MM-DD' in the configured zone).
 
-import { addMonthsToMonthStart, formatDateEs, monthStartOf, parseIsoDate } from '../shared/dates.js';
+import { addMonthsToMonthStart, formatDateEs, monthStartOf } from '../shared/dates.js';
 
 export const ESTADOS = ['ACTIVO', 'SUSPENDIDO', 'TERMINADO'] as const;
 export type Estado = (typeof ESTADOS)[number];
@@ -122,6 +122,18 @@ export const ERR = {
   motivoTooLong: `El motivo no puede superar ${MOTIVO_MAX_LENGTH} caracteres.`,
 } as const;
 
+/**
+ * Why a cycle that started on `fechaInicio` cannot end on `fechaFin` (a real date), or null: not before its start,
+ * not after today, except that a cycle opened with a future start, to be cancelled, ends on its own start date.
+ */
+export function terminationDateProblem(fechaFin: string, fechaInicio: string, today: string): string | null {
+  if (fechaFin < fechaInicio) return ERR.fechaTerminacionBeforeStart(fechaInicio);
+  if (fechaFin > today && fechaFin !== fechaInicio) {
+    return fechaInicio > today ? ERR.fechaTerminacionNotStarted(fechaInicio) : ERR.fechaTerminacionFuture;
+  }
+  return null;
+}
+
 /** The sentences of an invalid termination by the field they are about (shown beside it). */
 export function terminationErrorsByField(errors: readonly string[]): { fecha_terminacion?: string; motivo_estado?: string } {
   const isMotivo = (e: string) => e === ERR.motivoMissing || e === ERR.motivoTooLong;
@@ -131,61 +143,6 @@ export function terminationErrorsByField(errors: readonly string[]): { fecha_ter
     ...(fecha.length > 0 ? { fecha_terminacion: fecha.join(' ') } : {}),
     ...(motivo.length > 0 ? { motivo_estado: motivo.join(' ') } : {}),
   };
-}
-
-function trimmedOrNull(s: string | undefined): string | null {
-  const t = (s ?? '').trim();
-  return t === '' ? null : t;
-}
-
-/**
- * Decides a status change following decisions.md §6.
- *
- * Order of checks: a TERMINADO Ingreso answers 'finished' whatever the target, TERMINADO→TERMINADO included
- * (a finished cycle cannot change; saying so is more useful than "already in that state"). Then an equal
- * target answers 'same'. Then the allowed transitions; for TERMINADO every field problem is reported at once.
- */
-export function decideStatusChange(input: StatusChangeInput): StatusChangeDecision {
-  const { current, target } = input;
-  if (current === 'TERMINADO') return { kind: 'finished' };
-  if (!isEstado(target)) return { kind: 'not_allowed' };
-  if (target === current) return { kind: 'same', estado: current };
-
-  if (target === 'TERMINADO') {
-    const errors: string[] = [];
-    const rawFecha = (input.fecha_terminacion ?? '').trim();
-    let fechaFin: string | null = null;
-    if (rawFecha === '') {
-      errors.push(ERR.fechaTerminacionMissing);
-    } else {
-      fechaFin = parseIsoDate(rawFecha);
-      if (fechaFin === null) errors.push(ERR.fechaTerminacionInvalid);
-      else if (fechaFin < input.fechaInicio) errors.push(ERR.fechaTerminacionBeforeStart(input.fechaInicio));
-      // A cycle opened with a future start that must be cancelled ends on its own start date.
-      else if (fechaFin > input.today && fechaFin !== input.fechaInicio) {
-        errors.push(input.fechaInicio > input.today ? ERR.fechaTerminacionNotStarted(input.fechaInicio) : ERR.fechaTerminacionFuture);
-      }
-    }
-    const motivo = trimmedOrNull(input.motivo_estado);
-    if (motivo === null) errors.push(ERR.motivoMissing);
-    else if (motivo.length > MOTIVO_MAX_LENGTH) errors.push(ERR.motivoTooLong);
-    if (errors.length > 0 || fechaFin === null || motivo === null) return { kind: 'invalid', to: 'TERMINADO', errors };
-    return { kind: 'apply', from: current, to: 'TERMINADO', fecha_fin: fechaFin, motivo };
-  }
-
-  if (current === 'ACTIVO' && target === 'SUSPENDIDO') {
-    const motivo = trimmedOrNull(input.motivo_estado);
-    if (motivo !== null && motivo.length > MOTIVO_MAX_LENGTH) {
-      return { kind: 'invalid', to: 'SUSPENDIDO', errors: [ERR.motivoTooLong] };
-    }
-    return { kind: 'apply', from: 'ACTIVO', to: 'SUSPENDIDO', fecha_fin: null, motivo };
-  }
-
-  if (current === 'SUSPENDIDO' && target === 'ACTIVO') {
-    return { kind: 'apply', from: 'SUSPENDIDO', to: 'ACTIVO', fecha_fin: null, motivo: null };
-  }
-
-  return { kind: 'not_allowed' };
 }
 
 export interface NewCycleInput {
@@ -207,23 +164,6 @@ export type NewCycleDecision =
   /** a start later than today or before the birth date: `reason` says which */
   | { kind: 'impossible_start'; reason: string }
   | { kind: 'before_last_end'; latestFechaFin: string };
-
-/**
- * Decides POST /patients/ingreso/nuevo/. Order: pending process first (the spec's main rule, and the answer
- * does not depend on the form), then the date, then the previous cycle's end. A new cycle may start on the
- * very day the previous one ended; a start later than today or before the patient's birth is refused.
- */
-export function decideNewCycle(input: NewCycleInput): NewCycleDecision {
-  if (input.openEstados.some((e) => OPEN_ESTADOS.includes(e))) return { kind: 'pending_process' };
-  const fecha = parseIsoDate(input.fecha_inicio ?? '');
-  if (fecha === null) return { kind: 'invalid_date' };
-  const reason = cycleStartProblem(fecha, input.today, input.fechaNacimiento);
-  if (reason !== null) return { kind: 'impossible_start', reason };
-  if (startsBeforeLastEnd(fecha, input.latestFechaFin)) {
-    return { kind: 'before_last_end', latestFechaFin: input.latestFechaFin! };
-  }
-  return { kind: 'ok', fecha_inicio: fecha };
-}
 
 /**
  * Cycles of one patient never overlap: a cycle may start on the day the previous one ended, not before. Holds

@@ -7,7 +7,7 @@ import { MSG as INGRESO_MSG, startsBeforeLastEnd } from '../ingresos/ingreso.rul
 import { formatDateEs } from '../shared/dates.js';
 import { today } from '../web/deps.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
-import { parseId, queryValue, readForm } from '../web/form.js';
+import { parseId, queryValue } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { createPatientWithCycle, pickAudited } from './patient.create.js';
 import {
@@ -20,13 +20,8 @@ import {
   updatePatient,
 } from './patient.repository.js';
 import { documentoKey, keptDocumentoKey, patientDerivedColumns, similarPeople } from './patient.rules.js';
-import {
-  FORM_MSG,
-  PATIENT_FORM_FIELDS,
-  parseListQuery,
-  validatePatientForm,
-} from './patient.schema.js';
-import { CreatePatientPage, OTHER_PERSON_FIELD } from './views/create.page.js';
+import { FORM_MSG, parseCreatePatientForm, parseListQuery, parsePatientForm } from './patient.schema.js';
+import { CreatePatientPage } from './views/create.page.js';
 import { historyWithViews, PatientHistory } from '../audit/views/patient-history.js';
 import { followPage } from './follow.pages.js';
 import { patientListPage, patientRecordPage } from './patient.pages.js';
@@ -83,8 +78,7 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
   );
 
   app.post('/create/', async (request, reply) => {
-    const read = readForm(request.body, [...PATIENT_FORM_FIELDS, OTHER_PERSON_FIELD]);
-    const form = validatePatientForm(read.values, today(deps), read.errors);
+    const { form, otherPerson } = parseCreatePatientForm(request.body, today(deps));
     if (!form.ok) return renderCreate(request, reply, form.values, form.errors);
     const input = form.patient;
     if (await isDocumentoKeyTaken(db, documentoKey(input.documento))) {
@@ -92,8 +86,7 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
     }
     // Someone with the same birth date and a similar name: created only once "es otra persona" is confirmed (decision 0043).
     const similar = similarPeople(input, await findPeopleBornOn(db, [input.fecha_nacimiento]));
-    const confirmed = read.values[OTHER_PERSON_FIELD] === '1';
-    if (similar.length > 0 && !confirmed) return renderCreate(request, reply, form.values, {}, similar);
+    if (similar.length > 0 && !otherPerson) return renderCreate(request, reply, form.values, {}, similar);
     const at = clock.now();
     const fechaInicio = form.fechaInicioPrograma ?? today(deps);
     let id: number;
@@ -173,8 +166,7 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
     if (id === null) return reply.callNotFound();
     const before = await findPatientById(db, id);
     if (!before) return reply.callNotFound();
-    const read = readForm(request.body, PATIENT_FORM_FIELDS);
-    const form = validatePatientForm(read.values, today(deps), read.errors);
+    const form = parsePatientForm(request.body, today(deps));
     if (!form.ok) return renderDetail(request, reply, id, form);
     const input = form.patient;
     const key = keptDocumentoKey(before, documentoKey(input.documento));

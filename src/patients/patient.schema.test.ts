@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FORM_MSG, listUrl, parseListQuery, patientFormValues, validatePatientForm } from './patient.schema.js';
+import { FORM_MSG, listUrl, parseCreatePatientForm, parseListQuery, parsePatientForm, patientFormValues, patientSchema, validatePatientForm } from './patient.schema.js';
 import { CYCLE_START_MSG } from '../ingresos/ingreso.rules.js';
-import { BIRTH_MSG } from './patient.rules.js';
+import { BIRTH_MSG, DOCUMENTO_MSG } from './patient.rules.js';
 
 describe('parseListQuery', () => {
   test('control characters are dropped from the search (NUL would make PostgreSQL refuse the query)', () => {
@@ -138,5 +138,77 @@ describe('validatePatientForm', () => {
     const again = validatePatientForm(values, '2026-11-22');
     assert.ok(again.ok);
     assert.deepEqual(again.patient, r.patient);
+  });
+});
+
+describe('the patient form’s schema', () => {
+  const TODAY = '2026-11-22';
+  const errorsOf = (over: Record<string, string>) => {
+    const r = validatePatientForm({ ...VALID, ...over }, TODAY);
+    return r.ok ? {} : r.errors;
+  };
+
+  test('built once a day', () => {
+    assert.equal(patientSchema(TODAY), patientSchema(TODAY));
+  });
+
+  test('a message per field rule', () => {
+    assert.deepEqual(errorsOf({ nombre: '  ' }), { nombre: FORM_MSG.required });
+    assert.deepEqual(errorsOf({ apellido: 'x'.repeat(101) }), { apellido: FORM_MSG.tooLong(100, 101) });
+    assert.deepEqual(errorsOf({ zona: 'costa' }), { zona: FORM_MSG.choice });
+    assert.deepEqual(errorsOf({ estrato: '7' }), { estrato: FORM_MSG.estrato });
+    assert.deepEqual(errorsOf({ diagnostico_clinico: 'F51' }), { diagnostico_clinico: FORM_MSG.diagnostico });
+    assert.deepEqual(errorsOf({ departamento: 'Narnia' }), { departamento: FORM_MSG.departamento, ciudad: FORM_MSG.ciudadNeedsDepartamento });
+    assert.deepEqual(errorsOf({ fecha_inicio_programa: '2026-02-30' }), { fecha_inicio_programa: FORM_MSG.date });
+    assert.ok(errorsOf({ peso: '-1' }).peso);
+    assert.deepEqual(errorsOf({ documento: ' ' }), { documento: FORM_MSG.required });
+  });
+
+  test('rules across fields put their message beside the field they are about', () => {
+    // documento against tipo_documento; not checked when the type itself is refused.
+    assert.deepEqual(errorsOf({ tipo_documento: 'TI', documento: '12A' }), { documento: DOCUMENTO_MSG.digitsOnly('Tarjeta de identidad') });
+    assert.deepEqual(errorsOf({ tipo_documento: 'XX', documento: '12A' }), { tipo_documento: FORM_MSG.choice });
+    assert.deepEqual(errorsOf({ documento: '...' }), { documento: DOCUMENTO_MSG.empty });
+    // ciudad within the departamento.
+    assert.deepEqual(errorsOf({ departamento: 'antioquia', ciudad: 'san gil' }), { ciudad: FORM_MSG.ciudad('ANTIOQUIA') });
+    assert.deepEqual(errorsOf({ ciudad: '' }), { ciudad: FORM_MSG.required });
+    // the first cycle's start against the birth date, or only against today when the birth date is refused.
+    assert.deepEqual(errorsOf({ fecha_nacimiento: '2000-01-01', fecha_inicio_programa: '1999-12-31' }), {
+      fecha_inicio_programa: CYCLE_START_MSG.beforeBirth('2000-01-01'),
+    });
+    assert.deepEqual(errorsOf({ fecha_nacimiento: 'x', fecha_inicio_programa: '1999-12-31' }), { fecha_nacimiento: FORM_MSG.date });
+  });
+
+  test('a blank departamento is the default one; the ciudad is stored and shown in its listed form', () => {
+    const r = validatePatientForm({ ...VALID, departamento: '', ciudad: 'barbosa' }, TODAY);
+    assert.ok(r.ok);
+    assert.equal(r.patient.departamento, 'SANTANDER');
+    assert.equal(r.patient.ciudad, 'BARBOSA');
+    assert.equal(r.values.departamento, 'SANTANDER');
+    assert.equal(r.values.ciudad, 'BARBOSA');
+  });
+
+  test('a failed form is shown as typed, except what matched its list', () => {
+    const r = validatePatientForm({ ...VALID, nombre: '', genero: 'f', estrato: ' 3 ', zona: 'costa', ciudad: 'medellin' }, TODAY);
+    assert.ok(!r.ok);
+    assert.equal(r.values.genero, 'F');
+    assert.equal(r.values.estrato, '3');
+    assert.equal(r.values.zona, 'costa');
+    assert.equal(r.values.departamento, 'SANTANDER');
+    assert.equal(r.values.ciudad, 'medellin');
+    assert.equal(r.values.documento, ' 1.098.765-432 ');
+  });
+
+  test('posted: readForm’s errors win on their field; the create form reads its confirmation', () => {
+    const update = parsePatientForm({ ...VALID, nombre: ['Ana', 'Eva'], otro: '1' }, TODAY);
+    assert.ok(!update.ok);
+    assert.equal(update.errors.nombre, 'Este campo se envió más de una vez.');
+    assert.match(update.errors._form ?? '', /desconocidos: otro/);
+    assert.ok(!parsePatientForm({ ...VALID, es_otra_persona: '1' }, TODAY).ok, 'the confirmation belongs to the create form only');
+    const created = parseCreatePatientForm({ ...VALID, es_otra_persona: '1' }, TODAY);
+    assert.ok(created.form.ok && created.otherPerson);
+    assert.ok(!('es_otra_persona' in created.form.patient));
+    const unconfirmed = parseCreatePatientForm(VALID, TODAY);
+    assert.ok(unconfirmed.form.ok && !unconfirmed.otherPerson);
   });
 });

@@ -4,7 +4,9 @@ import { MES_CAPITA_MAX, parseMesFiltro } from '../ingresos/ingreso.rules.js';
 import { cycleStartProblem } from '../ingresos/ingreso.rules.js';
 import { parseCalendarDate, parseIsoDate } from '../shared/dates.js';
 import { formatHundredths, parseDecimalHundredths } from '../shared/decimal.js';
-import { listUrl, queryValue } from '../web/form.js';
+import { z } from 'zod';
+import { acrossFields, fail, listUrl, parseForm, queryValue, validateForm, type ParsedForm } from '../web/form.js';
+import { onePerKey } from '../shared/collections.js';
 import { DEFAULT_DEPARTAMENTO, matchCiudad, matchDepartamento } from './divipola.js';
 import {
   DECIMAL_MAX_HUNDREDTHS,
@@ -119,167 +121,196 @@ export type PatientFormResult =
 /** Characters as the database counts them (code points, not UTF-16 units). */
 const charCount = (s: string): number => [...s].length;
 
+/** A required text field, trimmed, at most `max` characters. */
+const textField = (max: number) =>
+  z.string().transform((raw, ctx) => {
+    const v = raw.trim();
+    if (v === '') return fail(ctx, FORM_MSG.required);
+    const length = charCount(v);
+    return length <= max ? v : fail(ctx, FORM_MSG.tooLong(max, length));
+  });
+
 /**
- * Validates the posted patient form (already read with readForm, so every field is a single string).
- * `readErrors` are readForm's own (repeated fields, control characters, unknown fields) and are kept.
- * On success, choice values are in their canonical form and decimals in hundredths. `values` is what the
- * form shows again: as typed, except choices that matched, which take their listed form so the select keeps them.
+ * A required choice, matched tolerantly (matchChoice: case, accents, spaces and punctuation ignored) and given in
+ * its listed form; `message` when nothing on the list matches. The exam forms use it too.
+ */
+export const choiceField = <V extends string | number>(choices: readonly Choice<V>[], message: string = FORM_MSG.choice) =>
+  z.string().transform((raw, ctx): V => {
+    const v = raw.trim();
+    if (v === '') return fail(ctx, FORM_MSG.required);
+    return matchChoice(choices, v) ?? fail(ctx, message);
+  });
+
+/** A decimal in hundredths ('70,5' → 7050) up to `maxHundredths`; `blank` when left empty. The exam forms use it too. */
+export const decimalField = <B extends number | null>(maxHundredths: number, blank: B) =>
+  z.string().transform((raw, ctx): number | B => {
+    if (raw.trim() === '') return blank;
+    const parsed = parseDecimalHundredths(raw, maxHundredths);
+    return parsed.ok ? parsed.value : fail(ctx, parsed.error);
+  });
+
+/** Stored in its canonical form (decision 0030): what a person sees, without separators or invisible characters. */
+const documentoField = z.string().transform((raw, ctx) => (raw.trim() === '' ? fail(ctx, FORM_MSG.required) : documentoKey(raw)));
+
+/** A real calendar date of any year, so a birth date 200 years ago is told why it is refused (decision 0031). */
+const birthDateField = (today: string) =>
+  z.string().transform((raw, ctx) => {
+    if (raw.trim() === '') return fail(ctx, FORM_MSG.required);
+    const date = parseCalendarDate(raw);
+    if (date === null) return fail(ctx, FORM_MSG.date);
+    const problem = birthDateProblem(date, today);
+    return problem === null ? date : fail(ctx, problem);
+  });
+
+/** Blank means the default department; otherwise one of the catalogue's, in its listed form. */
+const departamentoField = z.string().transform((raw, ctx) =>
+  raw.trim() === '' ? DEFAULT_DEPARTAMENTO : (matchDepartamento(raw) ?? fail(ctx, FORM_MSG.departamento)),
+);
+
+/** Required here; matched within the department by the form's rule across fields. */
+const ciudadField = z.string().transform((raw, ctx) => (raw.trim() === '' ? fail(ctx, FORM_MSG.required) : raw));
+
+/** An optional ISO date (blank: null). */
+const optionalDateField = z.string().transform((raw, ctx) => {
+  if (raw.trim() === '') return null;
+  return parseIsoDate(raw) ?? fail(ctx, FORM_MSG.date);
+});
+
+// The fields that do not depend on the day, built once.
+const PATIENT_FIELDS = {
+  nombre: textField(MAX_LENGTHS.nombre),
+  apellido: textField(MAX_LENGTHS.apellido),
+  tipo_documento: choiceField(TIPOS_DOCUMENTO),
+  documento: documentoField,
+  genero: choiceField(GENEROS),
+  departamento: departamentoField,
+  ciudad: ciudadField,
+  zona: choiceField(ZONAS),
+  telefono: textField(MAX_LENGTHS.telefono),
+  celular: textField(MAX_LENGTHS.celular),
+  estado_civil: choiceField(ESTADOS_CIVILES),
+  entidad_salud: choiceField(ENTIDADES_SALUD),
+  estrato: choiceField(ESTRATOS, FORM_MSG.estrato),
+  peso: decimalField(DECIMAL_MAX_HUNDREDTHS.peso, null),
+  altura: decimalField(DECIMAL_MAX_HUNDREDTHS.altura, null),
+  perimetro_abdominal: decimalField(DECIMAL_MAX_HUNDREDTHS.perimetro_abdominal, null),
+  cuello: decimalField(DECIMAL_MAX_HUNDREDTHS.cuello, null),
+  medico_remitente: textField(MAX_LENGTHS.medico_remitente),
+  especialidad: textField(MAX_LENGTHS.especialidad),
+  diagnostico_clinico: choiceField(DIAGNOSTICOS, FORM_MSG.diagnostico),
+  programa: choiceField(PROGRAMAS),
+  valor_capita: decimalField(DECIMAL_MAX_HUNDREDTHS.valor_capita, DEFAULT_VALOR_CAPITA_HUNDREDTHS),
+  fecha_inicio_programa: optionalDateField,
+};
+
+/**
+ * The patient form's schema (create, update, and each row of the spreadsheet import) on `today`: each field from its
+ * text to its stored value, then the rules across fields (documento against tipo_documento, ciudad within the
+ * departamento, the first cycle's start against today and the birth date), each message beside its field.
+ */
+function buildPatientSchema(today: string) {
+  const { fecha_inicio_programa, ...fields } = PATIENT_FIELDS;
+  const shape = { ...fields, fecha_nacimiento: birthDateField(today), fecha_inicio_programa };
+  type Fields = z.output<z.ZodObject<typeof shape>>;
+  return z.object(shape).check(
+    acrossFields<Fields>((valid, failOn) => {
+      const settled: Partial<Fields> = {};
+      if (valid.documento !== undefined && valid.tipo_documento !== undefined) {
+        const problem = documentoProblem(valid.tipo_documento, valid.documento);
+        if (problem !== null) failOn('documento', problem);
+      }
+      if (valid.ciudad !== undefined) {
+        if (valid.departamento === undefined) failOn('ciudad', FORM_MSG.ciudadNeedsDepartamento);
+        else {
+          const ciudad = matchCiudad(valid.departamento, valid.ciudad);
+          if (ciudad === null) failOn('ciudad', FORM_MSG.ciudad(valid.departamento));
+          else settled.ciudad = ciudad;
+        }
+      }
+      if (valid.fecha_inicio_programa !== undefined && valid.fecha_inicio_programa !== null) {
+        const problem = cycleStartProblem(valid.fecha_inicio_programa, today, valid.fecha_nacimiento ?? null);
+        if (problem !== null) failOn('fecha_inicio_programa', problem);
+      }
+      return settled;
+    }),
+  );
+}
+
+/** The patient form's schema on `today`: built once a day (every request of a day, and a whole import, share it). */
+export const patientSchema = onePerKey(buildPatientSchema);
+
+/** The checkbox of the create form that confirms a new patient is not one of the similar people shown (decision 0043). */
+export const OTHER_PERSON_FIELD = 'es_otra_persona';
+
+/** The create form: the patient form and that confirmation. */
+const createPatientSchema = onePerKey((today: string) =>
+  patientSchema(today).safeExtend({ [OTHER_PERSON_FIELD]: z.string().transform((v) => v === '1') }),
+);
+
+type PatientFields = z.output<ReturnType<typeof buildPatientSchema>>;
+
+/** The choice fields and their lists, for what the form shows again. */
+const CHOICE_FIELDS = [
+  ['tipo_documento', TIPOS_DOCUMENTO],
+  ['genero', GENEROS],
+  ['zona', ZONAS],
+  ['estado_civil', ESTADOS_CIVILES],
+  ['entidad_salud', ENTIDADES_SALUD],
+  ['estrato', ESTRATOS],
+  ['diagnostico_clinico', DIAGNOSTICOS],
+  ['programa', PROGRAMAS],
+] as const satisfies readonly (readonly [PatientFormField, readonly Choice<string | number>[]])[];
+
+/**
+ * What the form shows again: the values as typed, except choices, departamento and ciudad that matched, which take
+ * their listed form so the selects keep them (a blank departamento shows the default one).
+ */
+function shownValues(raw: Record<string, string>): Record<PatientFormField, string> {
+  const values = Object.fromEntries(PATIENT_FORM_FIELDS.map((f) => [f, raw[f] ?? ''])) as Record<PatientFormField, string>;
+  for (const [field, choices] of CHOICE_FIELDS) {
+    const match = matchChoice<string | number>(choices, values[field].trim());
+    if (match !== null) values[field] = String(match);
+  }
+  const departamento = values.departamento.trim() === '' ? DEFAULT_DEPARTAMENTO : matchDepartamento(values.departamento);
+  if (departamento !== null) {
+    values.departamento = departamento;
+    values.ciudad = matchCiudad(departamento, values.ciudad) ?? values.ciudad;
+  }
+  return values;
+}
+
+/** The schema's result as the routes and the import use it: the patient, the first cycle's start, the values shown. */
+function toPatientResult(form: ParsedForm<PatientFields>): PatientFormResult {
+  const values = shownValues(form.values);
+  if (!form.ok) return { ok: false, errors: form.errors, values };
+  const { fecha_inicio_programa, ...patient } = form.data;
+  return { ok: true, values, fechaInicioPrograma: fecha_inicio_programa, patient };
+}
+
+/**
+ * Validates the patient form already read (every field a single string, as readForm gives them; the import's rows).
+ * `readErrors` are readForm's own (repeated fields, control characters, unknown fields) and are kept. On success,
+ * choice values are in their canonical form and decimals in hundredths. `values` is what the form shows again.
  */
 export function validatePatientForm(
   raw: Record<string, string>,
   today: string,
   readErrors: Record<string, string> = {},
 ): PatientFormResult {
-  const errors: Record<string, string> = { ...readErrors };
-  const values = Object.fromEntries(PATIENT_FORM_FIELDS.map((f) => [f, raw[f] ?? ''])) as Record<PatientFormField, string>;
-  const fail = (field: string, message: string) => {
-    if (!errors[field]) errors[field] = message;
-  };
+  return toPatientResult(validateForm(raw, patientSchema(today), readErrors));
+}
 
-  const text = (field: keyof typeof MAX_LENGTHS): string => {
-    const v = values[field].trim();
-    const max = MAX_LENGTHS[field];
-    if (v === '') fail(field, FORM_MSG.required);
-    else if (charCount(v) > max) fail(field, FORM_MSG.tooLong(max, charCount(v)));
-    return v;
-  };
-  const choice = <V extends string | number>(field: PatientFormField, choices: readonly Choice<V>[], message: string = FORM_MSG.choice): V | null => {
-    const v = values[field].trim();
-    if (v === '') {
-      fail(field, FORM_MSG.required);
-      return null;
-    }
-    const match = matchChoice(choices, v);
-    if (match === null) fail(field, message);
-    else values[field] = String(match);
-    return match;
-  };
-  const decimal = (field: keyof typeof DECIMAL_MAX_HUNDREDTHS, blank: number | null): number | null => {
-    const v = values[field].trim();
-    if (v === '') return blank;
-    const r = parseDecimalHundredths(v, DECIMAL_MAX_HUNDREDTHS[field]);
-    if (!r.ok) {
-      fail(field, r.error);
-      return null;
-    }
-    return r.value;
-  };
-  const date = (field: PatientFormField, required: boolean): string | null => {
-    const v = values[field].trim();
-    if (v === '') {
-      if (required) fail(field, FORM_MSG.required);
-      return null;
-    }
-    const d = parseIsoDate(v);
-    if (d === null) fail(field, FORM_MSG.date);
-    return d;
-  };
+/** Reads and validates the posted update form, as validatePatientForm. */
+export function parsePatientForm(body: unknown, today: string): PatientFormResult {
+  return toPatientResult(parseForm(body, patientSchema(today)));
+}
 
-  const nombre = text('nombre');
-  const apellido = text('apellido');
-  const tipo_documento = choice('tipo_documento', TIPOS_DOCUMENTO);
-  // Stored in its canonical form (decision 0030): what a person sees, without separators or invisible characters.
-  let documento = '';
-  if (values.documento.trim() === '') fail('documento', FORM_MSG.required);
-  else {
-    documento = documentoKey(values.documento);
-    const problem = tipo_documento === null ? null : documentoProblem(tipo_documento, documento);
-    if (problem !== null) fail('documento', problem);
-  }
-  // A real calendar date of any year, so a birth date 200 years ago is told why it is refused (decision 0031).
-  let fecha_nacimiento: string | null = null;
-  if (values.fecha_nacimiento.trim() === '') fail('fecha_nacimiento', FORM_MSG.required);
-  else {
-    const d = parseCalendarDate(values.fecha_nacimiento);
-    const problem = d === null ? FORM_MSG.date : birthDateProblem(d, today);
-    if (problem !== null) fail('fecha_nacimiento', problem);
-    else fecha_nacimiento = d;
-  }
-  const genero = choice('genero', GENEROS);
-
-  let departamento: string | null = DEFAULT_DEPARTAMENTO;
-  if (values.departamento.trim() !== '') {
-    departamento = matchDepartamento(values.departamento);
-    if (departamento === null) fail('departamento', FORM_MSG.departamento);
-  }
-  if (departamento !== null) values.departamento = departamento;
-  let ciudad: string | null = null;
-  if (values.ciudad.trim() === '') fail('ciudad', FORM_MSG.required);
-  else if (departamento === null) fail('ciudad', FORM_MSG.ciudadNeedsDepartamento);
-  else {
-    ciudad = matchCiudad(departamento, values.ciudad);
-    if (ciudad === null) fail('ciudad', FORM_MSG.ciudad(departamento));
-    else values.ciudad = ciudad;
-  }
-
-  const zona = choice('zona', ZONAS);
-  const telefono = text('telefono');
-  const celular = text('celular');
-  const estado_civil = choice('estado_civil', ESTADOS_CIVILES);
-  const entidad_salud = choice('entidad_salud', ENTIDADES_SALUD);
-  const estrato = choice('estrato', ESTRATOS, FORM_MSG.estrato);
-  const peso = decimal('peso', null);
-  const altura = decimal('altura', null);
-  const perimetro_abdominal = decimal('perimetro_abdominal', null);
-  const cuello = decimal('cuello', null);
-  const medico_remitente = text('medico_remitente');
-  const especialidad = text('especialidad');
-  const diagnostico_clinico = choice('diagnostico_clinico', DIAGNOSTICOS, FORM_MSG.diagnostico);
-  const programa = choice('programa', PROGRAMAS);
-  const valor_capita = decimal('valor_capita', DEFAULT_VALOR_CAPITA_HUNDREDTHS);
-  const fechaInicioPrograma = date('fecha_inicio_programa', false);
-  if (fechaInicioPrograma !== null) {
-    const problem = cycleStartProblem(fechaInicioPrograma, today, fecha_nacimiento);
-    if (problem !== null) fail('fecha_inicio_programa', problem);
-  }
-
-  if (
-    Object.keys(errors).length > 0 ||
-    tipo_documento === null ||
-    fecha_nacimiento === null ||
-    genero === null ||
-    departamento === null ||
-    ciudad === null ||
-    zona === null ||
-    estado_civil === null ||
-    entidad_salud === null ||
-    estrato === null ||
-    diagnostico_clinico === null ||
-    programa === null ||
-    valor_capita === null
-  ) {
-    return { ok: false, errors, values };
-  }
-  return {
-    ok: true,
-    values,
-    fechaInicioPrograma,
-    patient: {
-      nombre,
-      apellido,
-      tipo_documento,
-      documento,
-      fecha_nacimiento,
-      genero,
-      departamento,
-      ciudad,
-      zona,
-      telefono,
-      celular,
-      estado_civil,
-      entidad_salud,
-      estrato,
-      peso,
-      altura,
-      perimetro_abdominal,
-      cuello,
-      medico_remitente,
-      especialidad,
-      diagnostico_clinico,
-      programa,
-      valor_capita,
-    },
-  };
+/** Reads and validates the posted create form: the patient form, and whether the person was confirmed as another. */
+export function parseCreatePatientForm(body: unknown, today: string): { form: PatientFormResult; otherPerson: boolean } {
+  const form = parseForm(body, createPatientSchema(today));
+  if (!form.ok) return { form: toPatientResult(form), otherPerson: false };
+  const { [OTHER_PERSON_FIELD]: otherPerson, ...fields } = form.data;
+  return { form: toPatientResult({ ...form, data: fields }), otherPerson };
 }
 
 /** A stored patient as the form's text values (decimals with a comma), for the pre-filled edit form. */

@@ -8,3 +8,15 @@ export function groupBy<T, K extends string | number = number>(items: readonly T
   }
   return map;
 }
+
+/**
+ * `build` remembered for its latest key only: for what depends on the day (a form's schema on `today`), so it is
+ * built once a day rather than on every request, and a key that changes builds it again.
+ */
+export function onePerKey<K, V>(build: (key: K) => V): (key: K) => V {
+  let last: { key: K; value: V } | null = null;
+  return (key) => {
+    if (last === null || last.key !== key) last = { key, value: build(key) };
+    return last.value;
+  };
+}

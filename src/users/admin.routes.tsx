@@ -1,14 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { FieldErrors } from '../web/fields.js';
-import { hasErrors, parseId, readForm } from '../web/form.js';
+import { parseForm, parseId } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { requireAdmin } from '../web/guard.js';
 import { hashPassword } from './password.js';
 import { listUsers, resetPassword, setUserActive, type UserListRow } from './user-admin.repository.js';
 import { isDomainError } from '../shared/domain-error.js';
 import { findUserById, insertUser, USERNAME_TAKEN } from './user.repository.js';
-import { validatePassword, validateUsername } from './user.rules.js';
+import { PASSWORD_MISMATCH } from './user.rules.js';
+import { createUserSchema, setPasswordSchema } from './user.schema.js';
 import { UserDetailPage, UsersPage } from './views/users.page.js';
 import { inTransaction } from '../db/transaction.js';
 import { listDocumentoCollisions } from '../patients/patient.repository.js';
@@ -17,7 +18,7 @@ import { DocumentoCollisionsPage } from '../patients/views/collisions.page.js';
 export const USER_MSG = {
   created: (u: string) => `Se creó el usuario ${u}.`,
   taken: 'Ese nombre de usuario ya existe.',
-  mismatch: 'Las contraseñas no coinciden.',
+  mismatch: PASSWORD_MISMATCH,
   deactivated: (u: string) => `El usuario ${u} quedó desactivado y sus sesiones se cerraron.`,
   reactivated: (u: string) => `El usuario ${u} fue reactivado.`,
   alreadyInactive: (u: string) => `El usuario ${u} ya estaba desactivado.`,
@@ -57,21 +58,11 @@ export async function userAdminRoutes(app: FastifyInstance): Promise<void> {
   );
 
   app.post('/create/', admin, async (request, reply) => {
-    const { values, errors } = readForm(request.body, ['username', 'password', 'password2', 'is_admin']);
-    const username = values.username!.trim();
-    const isAdminFlag = values.is_admin !== '';
-    if (!errors.username) {
-      const e = validateUsername(username);
-      if (e) errors.username = e;
-    }
-    if (!errors.password) {
-      const e = validatePassword(values.password!, username);
-      if (e) errors.password = e;
-      else if (values.password !== values.password2) errors.password2 = USER_MSG.mismatch;
-    }
-    const kept = { username: username.slice(0, 150), is_admin: isAdminFlag ? '1' : '' };
-    if (hasErrors(errors)) return renderList(request, reply, kept, errors);
-    const passwordHash = await hashPassword(values.password!);
+    const form = parseForm(request.body, createUserSchema);
+    const kept = { username: form.values.username!.trim().slice(0, 150), is_admin: form.values.is_admin !== '' ? '1' : '' };
+    if (!form.ok) return renderList(request, reply, kept, form.errors);
+    const { username, password, is_admin: isAdminFlag } = form.data;
+    const passwordHash = await hashPassword(password);
     const now = clock.now();
     try {
       await inTransaction(db, async (trx) => {
@@ -127,14 +118,9 @@ export async function userAdminRoutes(app: FastifyInstance): Promise<void> {
   app.post('/:id/password/', admin, async (request, reply) => {
     const user = await targetOf(request, reply);
     if (!user) return reply;
-    const { values, errors } = readForm(request.body, ['password', 'password2']);
-    if (!errors.password) {
-      const e = validatePassword(values.password!, user.username);
-      if (e) errors.password = e;
-      else if (values.password !== values.password2) errors.password2 = USER_MSG.mismatch;
-    }
-    if (hasErrors(errors)) return renderDetail(request, reply, user, errors);
-    const passwordHash = await hashPassword(values.password!);
+    const form = parseForm(request.body, setPasswordSchema(user.username));
+    if (!form.ok) return renderDetail(request, reply, user, form.errors);
+    const passwordHash = await hashPassword(form.data.password);
     await inTransaction(db, async (trx) => {
       await resetPassword(trx, user.id, passwordHash, user.id === request.user!.id ? (request.sessionIdHash ?? undefined) : undefined);
       await recordAudit(trx, {

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../audit/audit.repository.js';
 import { conflict, isDomainError } from '../shared/domain-error.js';
 import type { FieldErrors } from '../web/fields.js';
-import { hasErrors, queryValue, readForm } from '../web/form.js';
+import { hasErrors, parseForm, queryValue } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { endSession, startSession } from './session.plugin.js';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from './password.js';
@@ -19,12 +19,12 @@ import {
   updatePasswordHash,
   USERNAME_TAKEN,
 } from './user.repository.js';
-import { charCount, isLocked, safeNext, USERNAME_MAX, PASSWORD_MAX, validatePassword, validateUsername } from './user.rules.js';
+import { isLocked, safeNext, USERNAME_MAX } from './user.rules.js';
+import { BAD_CREDENTIALS, changePasswordSchema, loginSchema, setupSchema } from './user.schema.js';
 import { LoginPage, LogoutPage, SetupPage } from './views/login.page.js';
 import { PasswordPage } from './views/password.page.js';
 import { inTransaction } from '../db/transaction.js';
 
-const BAD_CREDENTIALS = 'Usuario o contraseña incorrectos.';
 const LOCKED =
   'Demasiados intentos fallidos para este usuario. Por seguridad, el acceso queda bloqueado durante 15 minutos.';
 
@@ -49,16 +49,14 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
     '/login/',
     { config: { rateLimit: { max: opts.loginAttemptsPerMinute, timeWindow: '1 minute' } } },
     async (request, reply) => {
-      const next = safeNext(queryValue(request.query, 'next')) ?? safeNext((request.body as Record<string, unknown>)?.next);
-      const { values, errors } = readForm(request.body, ['username', 'password', 'next']);
-      const username = values.username!.trim();
-      const password = values.password!;
+      const form = parseForm(request.body, loginSchema);
+      const next = safeNext(queryValue(request.query, 'next')) ?? (!form.ok && form.errors.next ? null : safeNext(form.values.next));
+      const shown = [...form.values.username!.trim()].slice(0, USERNAME_MAX).join('');
       const again = (status: number, errs: FieldErrors) =>
-        sendPage(reply, <LoginPage ctx={pageContext(request, reply)} values={{ username: [...username].slice(0, USERNAME_MAX).join('') }} errors={errs} next={next} />, status);
+        sendPage(reply, <LoginPage ctx={pageContext(request, reply)} values={{ username: shown }} errors={errs} next={next} />, status);
 
-      if (errors.username || errors.password || !username || !password || charCount(username) > USERNAME_MAX || charCount(password) > PASSWORD_MAX) {
-        return again(200, { _form: BAD_CREDENTIALS });
-      }
+      if (!form.ok) return again(200, { _form: BAD_CREDENTIALS });
+      const { username, password } = form.data;
       const now = clock.now();
       if (isLocked(await recentLoginFailures(db, username, now), now)) {
         return again(429, { _form: LOCKED });
@@ -113,19 +111,15 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
   });
 
   app.post('/setup/', async (request, reply) => {
-    const { values, errors } = readForm(request.body, ['token', 'username', 'password', 'password2']);
-    if (!(await setupAvailable(values.token))) return reply.callNotFound();
-    const username = values.username!.trim();
-    const usernameError = validateUsername(username);
-    if (usernameError) errors.username = usernameError;
-    const passwordError = validatePassword(values.password!, username);
-    if (passwordError) errors.password = passwordError;
-    else if (values.password !== values.password2) errors.password2 = 'Las contraseñas no coinciden.';
-    if (hasErrors(errors)) {
-      return sendPage(reply, <SetupPage ctx={pageContext(request, reply)} values={{ username }} errors={errors} token={values.token!} />);
+    const form = parseForm(request.body, setupSchema);
+    if (!(await setupAvailable(form.values.token))) return reply.callNotFound();
+    if (!form.ok) {
+      const values = { username: form.values.username!.trim() };
+      return sendPage(reply, <SetupPage ctx={pageContext(request, reply)} values={values} errors={form.errors} token={form.values.token!} />);
     }
+    const { username, password } = form.data;
     const now = clock.now();
-    const passwordHash = await hashPassword(values.password!);
+    const passwordHash = await hashPassword(password);
     let userId: number;
     try {
       userId = await inTransaction(db, async (trx) => {
@@ -151,18 +145,17 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
   app.get('/password/', async (request, reply) => renderPassword(request, reply, {}));
 
   app.post('/password/', async (request, reply) => {
-    const { values, errors } = readForm(request.body, ['old_password', 'new_password1', 'new_password2']);
     const me = request.user!;
     const user = await findUserById(db, me.id);
     if (!user) return reply.callNotFound();
-    if (!errors.old_password && !(await verifyPassword(values.old_password!, user.password_hash))) {
+    const form = parseForm(request.body, changePasswordSchema(user.username));
+    const errors: FieldErrors = form.ok ? {} : form.errors;
+    // Told with the other problems, so the form is corrected once.
+    if (!errors.old_password && !(await verifyPassword(form.values.old_password!, user.password_hash))) {
       errors.old_password = 'La contraseña actual no es correcta.';
     }
-    const weak = validatePassword(values.new_password1!, user.username);
-    if (weak) errors.new_password1 = weak;
-    else if (values.new_password1 !== values.new_password2) errors.new_password2 = 'Las contraseñas no coinciden.';
-    if (hasErrors(errors)) return renderPassword(request, reply, errors);
-    const passwordHash = await hashPassword(values.new_password1!);
+    if (!form.ok || hasErrors(errors)) return renderPassword(request, reply, errors);
+    const passwordHash = await hashPassword(form.data.new_password1);
     await inTransaction(db, async (trx) => {
       await updatePasswordHash(trx, me.id, passwordHash);
       await deleteSessionsOfUser(trx, me.id, request.sessionIdHash ?? undefined);

@@ -17,6 +17,9 @@ export function validateUsername(username: string): string | null {
   return null;
 }
 
+/** Said when a password and its repetition differ. */
+export const PASSWORD_MISMATCH = 'Las contraseñas no coinciden.';
+
 /** Spanish error for a weak or unacceptable password, or null (decisions §1). */
 export function validatePassword(password: string, username: string): string | null {
   const length = charCount(password);

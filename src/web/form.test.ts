@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FormEncodingError, parseFormBody } from './form.js';
+import { z } from 'zod';
+import { acrossFields, fail, FormEncodingError, issuesToErrors, parseForm, parseFormBody, validateForm } from './form.js';
 
 describe('parseFormBody', () => {
   test('decodes names and values, + as space, UTF-8 escapes as letters', () => {
@@ -33,4 +34,98 @@ describe('parseFormBody', () => {
       assert.throws(() => parseFormBody(bad), FormEncodingError);
     });
   }
+});
+
+describe('parseForm', () => {
+  const schema = z
+    .object({
+      nombre: z.string().transform((raw, ctx) => (raw.trim() === '' ? fail(ctx, 'Obligatorio.') : raw.trim())),
+      edad: z.string().transform((raw, ctx) => (/^\d+$/.test(raw) ? Number(raw) : fail(ctx, 'Un número.'))),
+    })
+    .check(z.refine(() => false, { message: 'Del formulario.' }));
+  const plain = z.object({ nombre: z.string().transform((raw) => raw.trim()), nota: z.string() });
+
+  test('reads exactly the schema’s fields: the values stored, the values as typed; missing fields are blank', () => {
+    const r = parseForm({ nombre: ' Ana ', csrfmiddlewaretoken: 't' }, plain);
+    assert.deepEqual(r, { ok: true, data: { nombre: 'Ana', nota: '' }, values: { nombre: ' Ana ', nota: '' } });
+  });
+
+  test('an unknown field fails the form with readForm’s message under _form', () => {
+    const r = parseForm({ nombre: 'Ana', nota: '', intruso: 'x' }, plain);
+    assert.ok(!r.ok);
+    assert.deepEqual(r.errors, { _form: 'El formulario contiene campos desconocidos: intruso.' });
+  });
+
+  test('readForm’s message wins over the schema’s on the same field; other fields keep theirs', () => {
+    const r = parseForm({ nombre: ['Ana', 'Eva'], edad: 'x' }, schema);
+    assert.ok(!r.ok);
+    assert.equal(r.errors.nombre, 'Este campo se envió más de una vez.');
+    assert.equal(r.errors.edad, 'Un número.');
+    assert.equal(r.values.nombre, '');
+  });
+
+  test('control characters: readForm’s message, the value shown without them', () => {
+    const r = parseForm({ nombre: 'A\u0000na', edad: '3' }, schema);
+    assert.ok(!r.ok);
+    assert.equal(r.errors.nombre, 'Contiene caracteres no permitidos.');
+    assert.equal(r.values.nombre, 'Ana');
+  });
+
+  test('one message per field, the first; an issue without a path goes to _form', () => {
+    const r = parseForm({ nombre: '', edad: '' }, schema);
+    assert.ok(!r.ok);
+    assert.deepEqual(r.errors, { nombre: 'Obligatorio.', edad: 'Un número.' });
+    const whole = parseForm({ nombre: 'Ana', edad: '3' }, schema);
+    assert.ok(!whole.ok);
+    assert.deepEqual(whole.errors, { _form: 'Del formulario.' });
+  });
+});
+
+describe('validateForm', () => {
+  const schema = z.object({ a: z.string() });
+  test('readForm’s errors alone fail a form the schema accepts', () => {
+    assert.deepEqual(validateForm({ a: 'x' }, schema, { _form: 'x' }), { ok: false, errors: { _form: 'x' }, values: { a: 'x' } });
+    assert.deepEqual(validateForm({ a: 'x' }, schema), { ok: true, data: { a: 'x' }, values: { a: 'x' } });
+  });
+});
+
+describe('issuesToErrors', () => {
+  test('the first message of each field', () => {
+    const r = z.object({ a: z.string().min(2, 'corto').regex(/^\d+$/, 'dígitos') }).safeParse({ a: 'x' });
+    assert.ok(!r.success);
+    assert.deepEqual(issuesToErrors(r.error), { a: 'corto' });
+  });
+});
+
+describe('acrossFields', () => {
+  type Fields = { desde: number; hasta: number; nota: string };
+  const number = z.string().transform((raw, ctx) => (/^\d+$/.test(raw) ? Number(raw) : fail(ctx, 'Un número.')));
+  const seen: Partial<Fields>[] = [];
+  const schema = z.object({ desde: number, hasta: number, nota: z.string() }).check(
+    acrossFields<Fields>((valid, failOn) => {
+      seen.push({ ...valid });
+      if (valid.desde !== undefined && valid.hasta !== undefined && valid.hasta < valid.desde) failOn('hasta', 'Antes del inicio.');
+      return valid.nota !== undefined ? { nota: valid.nota.toUpperCase() } : undefined;
+    }),
+  );
+
+  test('a rule across fields puts its message beside the field it names', () => {
+    const r = validateForm({ desde: '5', hasta: '3', nota: '' }, schema);
+    assert.ok(!r.ok);
+    assert.deepEqual(r.errors, { hasta: 'Antes del inicio.' });
+  });
+
+  test('it runs when another field failed, and sees only the fields that passed', () => {
+    seen.length = 0;
+    const r = validateForm({ desde: 'x', hasta: '3', nota: 'n' }, schema);
+    assert.ok(!r.ok);
+    assert.deepEqual(r.errors, { desde: 'Un número.' });
+    assert.deepEqual(seen, [{ hasta: 3, nota: 'n' }]);
+  });
+
+  test('what it returns replaces the fields’ values', () => {
+    const r = validateForm({ desde: '1', hasta: '3', nota: 'abc' }, schema);
+    assert.ok(r.ok);
+    assert.deepEqual(r.data, { desde: 1, hasta: 3, nota: 'ABC' });
+  });
 });

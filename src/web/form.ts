@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { FieldErrors, FormValues } from './fields.js';
 
 const CSRF_FIELD = 'csrfmiddlewaretoken';
@@ -47,6 +48,70 @@ export function readForm(body: unknown, fields: readonly string[]): ReadForm {
 }
 
 export const hasErrors = (errors: FieldErrors): boolean => Object.keys(errors).length > 0;
+
+/** A form's zod schema: an object of the posted fields, each read from its text (checks across fields allowed). */
+export type FormSchema = z.ZodObject<Record<string, z.ZodType<unknown, string>>>;
+
+/** What a form gives: the values to store, or one message per field; `values` is the form as read, to show again. */
+export type ParsedForm<T> = { ok: true; data: T; values: FormValues } | { ok: false; errors: FieldErrors; values: FormValues };
+
+/** Zod issues as one message per field (the first), keyed by field name; issues of the whole object go to `_form`. */
+export function issuesToErrors(error: z.ZodError): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of error.issues) {
+    const key = String(issue.path[0] ?? '_form');
+    errors[key] ??= issue.message;
+  }
+  return errors;
+}
+
+/**
+ * Validates a form already read (readForm's values and errors) with its schema. A field readForm refused keeps
+ * readForm's message (its value is '' or without the control characters, so the schema's would mislead); any error,
+ * readForm's `_form` included, fails the form.
+ */
+export function validateForm<S extends FormSchema>(values: FormValues, schema: S, readErrors: FieldErrors = {}): ParsedForm<z.output<S>> {
+  const result = schema.safeParse(values);
+  if (result.success && !hasErrors(readErrors)) return { ok: true, data: result.data, values };
+  const errors = result.success ? { ...readErrors } : { ...issuesToErrors(result.error), ...readErrors };
+  return { ok: false, errors, values };
+}
+
+/**
+ * The one path of a posted form: reads exactly the schema's fields with readForm (repeated fields, control
+ * characters, unknown fields), then validates them with the schema.
+ */
+export function parseForm<S extends FormSchema>(body: unknown, schema: S): ParsedForm<z.output<S>> {
+  const read = readForm(body, Object.keys(schema.shape));
+  return validateForm(read.values, schema, read.errors);
+}
+
+/** In a field's transform: puts `message` on the field and gives up on its value. */
+export function fail(ctx: { addIssue: (issue: { code: 'custom'; message: string }) => void }, message: string): never {
+  ctx.addIssue({ code: 'custom', message });
+  return z.NEVER;
+}
+
+/**
+ * A rule across fields for a form schema's `.check()`: documento against tipo_documento, password2 against password,
+ * a date against another. It runs even when other fields failed, so every problem is reported at once, and sees
+ * only the fields whose own schema passed (the others are absent). `fail` puts a message beside a field; what the
+ * rule returns replaces those fields' values (a city matched within its department).
+ */
+export function acrossFields<T extends Record<string, unknown>>(
+  rule: (valid: Partial<T>, fail: (field: keyof T & string, message: string) => void) => Partial<T> | void,
+): z.core.$ZodCheck<T> {
+  return z.superRefine<T>(
+    (value, ctx) => {
+      const failed = new Set(ctx.issues.map((issue) => issue.path?.[0]));
+      const valid: Partial<T> = {};
+      for (const key of Object.keys(value) as (keyof T & string)[]) if (!failed.has(key)) valid[key] = value[key];
+      const settled = rule(valid, (field, message) => ctx.addIssue({ code: 'custom', message, path: [field] }));
+      if (settled) Object.assign(value, settled);
+    },
+    { when: () => true },
+  );
+}
 
 /** A path id: a positive integer within range, or null (the route answers 404). */
 export function parseId(raw: unknown): number | null {

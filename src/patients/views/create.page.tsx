@@ -3,9 +3,8 @@ import { CsrfField, Layout } from '../../web/layout.js';
 import type { PageContext } from '../../web/render.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { PATIENT_FORM_LABELS, PatientFields } from './patient-form.js';
+import { OTHER_PERSON_FIELD } from '../patient.schema.js';
 
-/** The checkbox that confirms a new patient is not one of the similar people shown (decision 0043). */
-export const OTHER_PERSON_FIELD = 'es_otra_persona';
 
 interface SimilarPerson {
   id: number;
