@@ -1,6 +1,7 @@
 // The exam forms of decisions §7 as zod schemas: each field goes from the posted text to the stored value
 // (decimals as integer hundredths, blank optional values as null), with its Spanish error message.
 
+import { charCount } from '../shared/text.js';
 import { z } from 'zod';
 import { choiceField, decimalField } from '../patients/patient.schema.js';
 import { formatDateEs, parseIsoDate } from '../shared/dates.js';
@@ -50,9 +51,6 @@ const optionalInteger = ([min, max]: readonly [number, number]) =>
     const n = Number(s);
     return n >= min && n <= max ? n : fail(ctx, MSG.integer(min, max));
   });
-
-/** Characters as the database's length() counts them (code points, not UTF-16 units): an emoji is one. */
-const charCount = (s: string): number => [...s].length;
 
 const optionalText = (max: number) =>
   z.string().transform((raw, ctx): string | null => {

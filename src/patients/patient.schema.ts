@@ -1,5 +1,6 @@
 // The patient form and the list query parameters: raw request input → validated values or field errors.
 
+import { charCount } from '../shared/text.js';
 import { MES_CAPITA_MAX, parseMesFiltro } from '../ingresos/ingreso.rules.js';
 import { cycleStartProblem } from '../ingresos/ingreso.rules.js';
 import { parseCalendarDate, parseIsoDate } from '../shared/dates.js';
@@ -117,9 +118,6 @@ export const FORM_MSG = {
 export type PatientFormResult =
   | { ok: true; patient: PatientInput; fechaInicioPrograma: string | null; values: Record<PatientFormField, string> }
   | { ok: false; errors: Record<string, string>; values: Record<PatientFormField, string> };
-
-/** Characters as the database counts them (code points, not UTF-16 units). */
-const charCount = (s: string): number => [...s].length;
 
 /** A required text field, trimmed, at most `max` characters. */
 const textField = (max: number) =>

@@ -30,3 +30,6 @@ export function normalizeForMatch(s: string): string {
 export function collapseSpaces(s: string): string {
   return s.replace(WHITESPACE, ' ').trim();
 }
+
+/** Characters as a person and the database's length() count them (code points, not UTF-16 units): '😀' is one. */
+export const charCount = (s: string): number => [...s].length;

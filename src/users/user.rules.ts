@@ -1,3 +1,5 @@
+import { charCount } from '../shared/text.js';
+
 export const PASSWORD_MIN = 12;
 export const PASSWORD_MAX = 128;
 export const USERNAME_MAX = 150;
@@ -5,8 +7,6 @@ export const USERNAME_MAX = 150;
 /** The key a user name is unique by: trimmed and lower-cased. */
 export const usernameKey = (username: string): string => username.trim().toLowerCase();
 
-/** Characters as a person counts them (code points, not UTF-16 units): '😀' is one character, not two. */
-export const charCount = (s: string): number => [...s].length;
 
 /** Spanish error for an unacceptable user name, or null. */
 export function validateUsername(username: string): string | null {

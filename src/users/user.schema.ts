@@ -3,7 +3,8 @@
 
 import { z } from 'zod';
 import { acrossFields, fail } from '../web/form.js';
-import { charCount, PASSWORD_MAX, PASSWORD_MISMATCH, USERNAME_MAX, validatePassword, validateUsername } from './user.rules.js';
+import { charCount } from '../shared/text.js';
+import { PASSWORD_MAX, PASSWORD_MISMATCH, USERNAME_MAX, validatePassword, validateUsername } from './user.rules.js';
 
 /** The one answer to a login that cannot succeed, whatever was wrong (nothing tells which part). */
 export const BAD_CREDENTIALS = 'Usuario o contraseña incorrectos.';
