@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { choiceField, decimalField } from '../patients/patient.schema.js';
 import { formatDateEs, parseIsoDate } from '../shared/dates.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
-import { fail, validateForm } from '../web/form.js';
+import { fail, validateForm, withContext } from '../web/form.js';
 import {
   EXAM_TEXT_MAX,
   MONITOREO_MAX_HUNDREDTHS,
@@ -32,12 +32,15 @@ export const MSG = {
  * The exam's date lies within the cycle it is filed under (decision 0031): from the cycle's start to today (records
  * go to the ACTIVO cycle, which has no end yet). Without a cycle start (unit tests of other fields) only today bounds it.
  */
-const fecha = (today: string, cycleStart: string | null) =>
+type ExamContext = () => { today: string; cycleStart: string | null };
+
+const fecha = (context: ExamContext) =>
   z.string().transform((raw, ctx) => {
     const s = raw.trim();
     if (s === '') return fail(ctx, MSG.fechaRequired);
     const date = parseIsoDate(s);
     if (date === null) return fail(ctx, MSG.fechaInvalid);
+    const { today, cycleStart } = context();
     if (date > today) return fail(ctx, MSG.fechaFuture(today));
     if (cycleStart !== null && date < cycleStart) return fail(ctx, MSG.fechaBeforeCycle(cycleStart));
     return date;
@@ -66,9 +69,9 @@ const requiredText = (max: number) =>
     return charCount(s) <= max ? s : fail(ctx, MSG.tooLong(max));
   });
 
-export function monitoreoSchema(today: string, cycleStart: string | null = null) {
-  return z.object({
-    fecha: fecha(today, cycleStart),
+const monitoreo = withContext((context: ExamContext) =>
+  z.object({
+    fecha: fecha(context),
     tipo: choiceField(TIPOS_MONITOREO),
     iah: decimalField(MONITOREO_MAX_HUNDREDTHS.iah, null),
     saturacion_minima: decimalField(MONITOREO_MAX_HUNDREDTHS.saturacion_minima, null),
@@ -77,28 +80,34 @@ export function monitoreoSchema(today: string, cycleStart: string | null = null)
     presion_cmh2o: decimalField(MONITOREO_MAX_HUNDREDTHS.presion_cmh2o, null),
     fuga_lpm: decimalField(MONITOREO_MAX_HUNDREDTHS.fuga_lpm, null),
     observaciones: optionalText(EXAM_TEXT_MAX.observaciones),
-  });
-}
+  }),
+);
 
-export function psicologiaSchema(today: string, cycleStart: string | null = null) {
-  return z.object({
-    fecha: fecha(today, cycleStart),
+export const monitoreoSchema = (today: string, cycleStart: string | null = null) => monitoreo({ today, cycleStart });
+
+const psicologia = withContext((context: ExamContext) =>
+  z.object({
+    fecha: fecha(context),
     tipo_sesion: choiceField(TIPOS_SESION),
     numero_sesion: optionalInteger(PSICOLOGIA_RANGES.numero_sesion),
     isi: optionalInteger(PSICOLOGIA_RANGES.isi),
     epworth: optionalInteger(PSICOLOGIA_RANGES.epworth),
     observaciones: optionalText(EXAM_TEXT_MAX.observaciones),
-  });
-}
+  }),
+);
 
-export function otroSchema(today: string, cycleStart: string | null = null) {
-  return z.object({
-    fecha: fecha(today, cycleStart),
+export const psicologiaSchema = (today: string, cycleStart: string | null = null) => psicologia({ today, cycleStart });
+
+const otro = withContext((context: ExamContext) =>
+  z.object({
+    fecha: fecha(context),
     nombre_examen: requiredText(EXAM_TEXT_MAX.nombre_examen),
     resultado: optionalText(EXAM_TEXT_MAX.resultado),
     observaciones: optionalText(EXAM_TEXT_MAX.observaciones),
-  });
-}
+  }),
+);
+
+export const otroSchema = (today: string, cycleStart: string | null = null) => otro({ today, cycleStart });
 
 export const voidSchema = z.object({ motivo_anulacion: requiredText(EXAM_TEXT_MAX.motivo_anulacion) });
 

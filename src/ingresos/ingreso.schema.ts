@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { parseIsoDate } from '../shared/dates.js';
-import { fail } from '../web/form.js';
+import { fail, withContext } from '../web/form.js';
 import {
   cycleStartProblem,
   ERR,
@@ -38,19 +38,22 @@ const motivoField = (required: boolean) =>
   });
 
 /** The termination of a cycle that started on `fechaInicio`: its end date (terminationDateProblem) and a motivo. */
-export function terminationSchema(fechaInicio: string, today: string) {
-  return z.object({
+const termination = withContext((context: () => { fechaInicio: string; today: string }) =>
+  z.object({
     fecha_terminacion: z.string().transform((raw, ctx) => {
       const s = raw.trim();
       if (s === '') return fail(ctx, ERR.fechaTerminacionMissing);
       const fechaFin = parseIsoDate(s);
       if (fechaFin === null) return fail(ctx, ERR.fechaTerminacionInvalid);
+      const { fechaInicio, today } = context();
       const problem = terminationDateProblem(fechaFin, fechaInicio, today);
       return problem === null ? fechaFin : fail(ctx, problem);
     }),
     motivo_estado: motivoField(true),
-  });
-}
+  }),
+);
+
+export const terminationSchema = (fechaInicio: string, today: string) => termination({ fechaInicio, today });
 
 /** A suspension: an optional motivo. */
 export const suspensionSchema = z.object({ motivo_estado: motivoField(false) });
@@ -93,16 +96,19 @@ export function decideStatusChange(input: StatusChangeInput): StatusChangeDecisi
 const INVALID_START = 'Ingrese una fecha válida (AAAA-MM-DD).';
 
 /** A new cycle's start: a real date on which a cycle can start (cycleStartProblem: not after today, nor before birth). */
-export function newCycleSchema(today: string, fechaNacimiento: string | null) {
-  return z.object({
+const newCycle = withContext((context: () => { today: string; fechaNacimiento: string | null }) =>
+  z.object({
     fecha_inicio: z.string().transform((raw, ctx) => {
       const fecha = parseIsoDate(raw);
       if (fecha === null) return fail(ctx, INVALID_START);
+      const { today, fechaNacimiento } = context();
       const reason = cycleStartProblem(fecha, today, fechaNacimiento);
       return reason === null ? fecha : fail(ctx, reason);
     }),
-  });
-}
+  }),
+);
+
+export const newCycleSchema = (today: string, fechaNacimiento: string | null) => newCycle({ today, fechaNacimiento });
 
 /**
  * Decides POST /patients/ingreso/nuevo/. Order: pending process first (the spec's main rule, and the answer

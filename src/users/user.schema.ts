@@ -2,7 +2,7 @@
 // schemas over the rules of user.rules.ts, each message beside its field.
 
 import { z } from 'zod';
-import { acrossFields, fail } from '../web/form.js';
+import { acrossFields, fail, withContext } from '../web/form.js';
 import { charCount } from '../shared/text.js';
 import { PASSWORD_MAX, PASSWORD_MISMATCH, USERNAME_MAX, validatePassword, validateUsername } from './user.rules.js';
 
@@ -54,15 +54,19 @@ export const setupSchema = z.object({ token: z.string(), ...NEW_USER_FIELDS }).c
 export const createUserSchema = z.object({ ...NEW_USER_FIELDS, is_admin: z.string().transform((v) => v !== '') }).check(newUserRules);
 
 /** An administrator's form that sets the password of the user `username`. */
-export function setPasswordSchema(username: string) {
-  return z
+const setPassword = withContext((username: () => string) =>
+  z
     .object({ password: z.string(), password2: z.string() })
-    .check(acrossFields((valid, failOn) => checkNewPassword(valid, ['password', 'password2'], username, failOn)));
-}
+    .check(acrossFields((valid, failOn) => checkNewPassword(valid, ['password', 'password2'], username(), failOn))),
+);
+
+export const setPasswordSchema = (username: string) => setPassword(username);
 
 /** A user's form that changes their own password (the current one is verified by the route, against its hash). */
-export function changePasswordSchema(username: string) {
-  return z
+const changePassword = withContext((username: () => string) =>
+  z
     .object({ old_password: z.string(), new_password1: z.string(), new_password2: z.string() })
-    .check(acrossFields((valid, failOn) => checkNewPassword(valid, ['new_password1', 'new_password2'], username, failOn)));
-}
+    .check(acrossFields((valid, failOn) => checkNewPassword(valid, ['new_password1', 'new_password2'], username(), failOn))),
+);
+
+export const changePasswordSchema = (username: string) => changePassword(username);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
-import { acrossFields, fail, FormEncodingError, issuesToErrors, parseForm, parseFormBody, validateForm } from './form.js';
+import { acrossFields, fail, FormEncodingError, issuesToErrors, parseForm, parseFormBody, validateForm, withContext } from './form.js';
 
 describe('parseFormBody', () => {
   test('decodes names and values, + as space, UTF-8 escapes as letters', () => {
@@ -127,5 +127,38 @@ describe('acrossFields', () => {
     const r = validateForm({ desde: '1', hasta: '3', nota: 'abc' }, schema);
     assert.ok(r.ok);
     assert.deepEqual(r.data, { desde: 1, hasta: 3, nota: 'ABC' });
+  });
+});
+
+describe('withContext', () => {
+  let builds = 0;
+  const notAfter = withContext((context: () => { today: string }) => {
+    builds++;
+    return z.object({
+      fecha: z.string().transform((raw, ctx) => (raw <= context().today ? raw : fail(ctx, `No puede ser posterior a ${context().today}.`))),
+    });
+  });
+
+  test('each bound schema gives its rules its own context, and the schema is built once', () => {
+    const monday = notAfter({ today: '2026-11-23' });
+    const wednesday = notAfter({ today: '2026-11-25' });
+    assert.deepEqual(parseForm({ fecha: '2026-11-24' }, wednesday), { ok: true, data: { fecha: '2026-11-24' }, values: { fecha: '2026-11-24' } });
+    assert.deepEqual(parseForm({ fecha: '2026-11-24' }, monday), {
+      ok: false,
+      errors: { fecha: 'No puede ser posterior a 2026-11-23.' },
+      values: { fecha: '2026-11-24' },
+    });
+    assert.equal(builds, 1);
+    assert.deepEqual(Object.keys(monday.shape), ['fecha']);
+  });
+
+  test('a rule that reads the context outside safeParse throws instead of reading another request’s', () => {
+    let leaked: (() => { today: string }) | null = null;
+    const schema = withContext((context: () => { today: string }) => {
+      leaked = context;
+      return z.object({ fecha: z.string() });
+    });
+    schema({ today: '2026-11-25' }).safeParse({ fecha: 'x' });
+    assert.throws(() => leaked!(), /outside safeParse/);
   });
 });
