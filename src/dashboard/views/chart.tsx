@@ -1,11 +1,9 @@
 import { barChartGeometry, CHART_FRAMES, type ChartFrame } from '../dashboard.rules.js';
 
-/** Label size in the chart's units: each frame is drawn about the size it is shown, so about 13 px on screen. */
-const LABEL = 13;
-
 /**
  * The distribution of ACTIVO Ingresos over mes_capita 1..18 as SVG drawn on the server: visible without
- * scripts, styled only by presentation attributes and classes (the CSP forbids style attributes). It is drawn
+ * scripts, styled by classes of the stylesheet (the CSP forbids style attributes; the chart's colours and its 13-unit
+ * labels are written once there rather than on each of the ~60 elements of each of its three drawings). It is drawn
  * once per width of screen (CHART_FRAMES), the stylesheet showing the one that fits, so its labels read at 11 px
  * or more on a phone and on a desktop; the hidden ones are display: none, out of the accessibility tree. The
  * same figures follow as a table (for screen readers, and for anyone under "Ver los datos del gráfico").
@@ -51,7 +49,7 @@ function Bars({ counts, frame, name, description }: { counts: readonly number[];
   const countsAbove = name !== 'compact';
   return (
     <svg
-      class={`chart chart-${name}`}
+      class={`chart chart-mes chart-${name}`}
       viewBox={`0 0 ${g.width} ${g.height}`}
       preserveAspectRatio="xMidYMid meet"
       role="img"
@@ -63,29 +61,29 @@ function Bars({ counts, frame, name, description }: { counts: readonly number[];
       <desc id={descId}>{description}</desc>
       {g.ticks.map((t) => (
         <g class="chart-tick">
-          <line x1={g.left} x2={g.width - 4} y1={t.y} y2={t.y} stroke="#d9dee5" stroke-width="1" />
-          <text x={g.left - 5} y={t.y + 4} text-anchor="end" font-size={LABEL} fill="#4b5563">
+          <line x1={g.left} x2={g.width - 4} y1={t.y} y2={t.y} />
+          <text x={g.left - 5} y={t.y + 4}>
             {String(t.value)}
           </text>
         </g>
       ))}
       {g.bars.map((b) => (
         <g class="chart-bar" data-mes={String(b.mes)} data-count={String(b.count)}>
-          <rect x={b.x} y={b.y} width={b.width} height={b.height} fill={b.mes >= 18 ? '#b3261e' : '#1f5f8b'}>
+          <rect x={b.x} y={b.y} width={b.width} height={b.height} class={b.mes >= 18 ? 'chart-bar-last' : undefined}>
             <title>{`Mes ${b.mes}: ${b.count}`}</title>
           </rect>
           {countsAbove && b.count > 0 && (
-            <text x={b.cx} y={b.y - 4} text-anchor="middle" font-size={LABEL} fill="#1d2430">
+            <text x={b.cx} y={b.y - 4} class="chart-count">
               {String(b.count)}
             </text>
           )}
-          <text x={b.cx} y={g.baseY + 16} text-anchor="middle" font-size={LABEL} fill="#4b5563">
+          <text x={b.cx} y={g.baseY + 16}>
             {String(b.mes)}
           </text>
         </g>
       ))}
-      <line x1={g.left} x2={g.width - 4} y1={g.baseY} y2={g.baseY} stroke="#5b6472" stroke-width="1" />
-      <text x={g.left + (g.width - g.left) / 2} y={g.height - 6} text-anchor="middle" font-size={LABEL} fill="#4b5563">
+      <line class="chart-axis" x1={g.left} x2={g.width - 4} y1={g.baseY} y2={g.baseY} />
+      <text class="chart-axis-label" x={g.left + (g.width - g.left) / 2} y={g.height - 6}>
         Mes de cápita
       </text>
     </svg>
