@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { mesCapita } from '../ingresos/ingreso.rules.js';
 import { addDays, startOfDayUtc } from '../shared/dates.js';
-import { barChartGeometry, bucketOpenMonths, capitaReferenceDate, CHART, mesCapitaLowerBounds, monthRangeOf, niceMax, parseCapitaMonth, summarizeOpenGroups, tickValues } from './dashboard.rules.js';
+import { barChartGeometry, bucketOpenMonths, capitaReferenceDate, CHART, CHART_FRAMES, mesCapitaLowerBounds, monthRangeOf, niceMax, parseCapitaMonth, summarizeOpenGroups, tickValues } from './dashboard.rules.js';
 
 describe('month helpers', () => {
   test('monthRangeOf gives the half-open range and the last day', () => {
@@ -81,6 +81,17 @@ describe('chart geometry', () => {
     assert.equal(g.ticks[0]!.value, 0);
     assert.deepEqual(g.ticks.map((t) => t.value), [0, 1, 2, 3, 4]);
     assert.equal(g.bars[0]!.y, g.ticks.at(-1)!.y);
+  });
+
+  test('the scale of a large program leaves room for its longest label in every frame', () => {
+    const counts = [8062, ...Array(16).fill(2700), 35172];
+    for (const frame of Object.values(CHART_FRAMES)) {
+      const g = barChartGeometry(counts, frame);
+      assert.equal(g.max, 50000);
+      // Labels end 5 units left of the plot, right-aligned, 13 units high: five digits need about 36 units.
+      assert.ok(g.left - 5 >= 5 * 7.5, `left ${g.left} in a frame ${frame.width} wide`);
+      assert.ok(g.bars[0]!.x >= g.left && g.bars[17]!.x + g.bars[17]!.width <= frame.width - frame.right + 0.1);
+    }
   });
 
   test('an empty chart still has a scale and no bar', () => {

@@ -129,11 +129,13 @@ export function tickValues(max: number): number[] {
 
 /** Geometry of the bar chart for counts by mes_capita (counts[0] is month 1). Integer-rounded to 0.1 px. */
 export function barChartGeometry(counts: readonly number[], frame: ChartFrame = CHART): ChartGeometry {
-  const { width, height, left, right, top, bottom, gap } = frame;
+  const { width, height, right, top, bottom, gap } = frame;
+  const max = niceMax(Math.max(0, ...counts));
+  // The scale's labels end 5 units left of the plot; at 13 units a digit is under 8 wide, so none is cut off.
+  const left = Math.max(frame.left, 5 + 8 * String(max).length + 4);
   const plotWidth = width - left - right;
   const plotHeight = height - top - bottom;
   const baseY = height - bottom;
-  const max = niceMax(Math.max(0, ...counts));
   const slot = plotWidth / counts.length;
   const round = (n: number) => Math.round(n * 10) / 10;
   const bars = counts.map((count, i) => {
