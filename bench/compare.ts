@@ -8,12 +8,14 @@
 // writes every run to bench/results/<date>-compare.json. SQLite databases only: a create writes to them.
 
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { BENCH_PASSWORD, BENCH_USERNAME, databaseUrlFrom, fail } from './common.js';
+import { patientFormBody } from './scenarios.js';
+import { cpuSecondsOf } from './server.js';
 import { runWrk } from './wrk.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -43,12 +45,6 @@ interface Side {
   stop: () => Promise<void>;
 }
 
-/** CPU seconds of a process (utime + stime; clock ticks of 100 a second, as on every Linux here). */
-const cpuOf = (pid: number): number => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-};
-
 async function start(label: Side['label'], root: string, url: string): Promise<Side> {
   // Each checkout's own harness starts its own server (its build, its flags).
   const harness = await import(path.join(root, 'bench', 'server.ts'));
@@ -64,14 +60,7 @@ async function start(label: Side['label'], root: string, url: string): Promise<S
 let created = 0;
 const createBody = (side: Side): string => {
   const n = created++;
-  return new URLSearchParams({
-    csrfmiddlewaretoken: side.csrf(), nombre: 'Comparación José', apellido: 'Peña Muñoz', tipo_documento: 'CC',
-    documento: String(700_000_000 + n), fecha_nacimiento: new Date(Date.UTC(1910, 0, 1) + (n % 40_000) * 86_400_000).toISOString().slice(0, 10),
-    genero: 'M', departamento: 'SANTANDER', ciudad: 'BUCARAMANGA', zona: 'URBANA', telefono: '6076345678', celular: '3151234567',
-    estado_civil: 'CASADO', entidad_salud: 'ENTITY_A', estrato: '3', peso: '82,5', altura: '1,72', perimetro_abdominal: '101', cuello: '42',
-    medico_remitente: 'Dr. Carlos Ardila Rueda', especialidad: 'Neumología', diagnostico_clinico: 'G47.3', programa: 'PROGRAMA AOS',
-    valor_capita: '', fecha_inicio_programa: '',
-  }).toString();
+  return patientFormBody(side.csrf(), String(700_000_000 + n), new Date(Date.UTC(1910, 0, 1) + (n % 40_000) * 86_400_000).toISOString().slice(0, 10));
 };
 
 interface Run {
@@ -82,7 +71,7 @@ interface Run {
 }
 
 async function runOnce(side: Side, page: string, seconds: number): Promise<Run> {
-  const before = cpuOf(side.pid);
+  const before = cpuSecondsOf(side.pid);
   let requests: number, wall: number, p99: number, failed: number;
   if (page === 'create') {
     const res = await new Promise<autocannon.Result>((resolve, reject) =>
@@ -106,7 +95,7 @@ async function runOnce(side: Side, page: string, seconds: number): Promise<Run> 
     failed = w.requests - w.expected + w.errors;
   }
   await new Promise((r) => setTimeout(r, 500));
-  return { rps: requests / wall, p99, cpuUs: ((cpuOf(side.pid) - before) * 1e6) / Math.max(1, requests), failed };
+  return { rps: requests / wall, p99, cpuUs: ((cpuSecondsOf(side.pid) - before) * 1e6) / Math.max(1, requests), failed };
 }
 
 const median = (xs: number[]) => {

@@ -112,18 +112,15 @@ const rotate = <T>(items: readonly T[]) => {
 };
 const get = (p: string): Request => ({ method: 'GET', path: p });
 
-/** The form of POST /patients/create/ for a new patient (each call takes the next free documento). */
-export function createPatientBody(f: Fixtures, csrfToken: string): string {
+/** The create form of one patient, every field filled as staff would; `extra` adds or replaces fields. */
+export function patientFormBody(csrfToken: string, documento: string, fechaNacimiento: string, extra: Record<string, string> = {}): string {
   return new URLSearchParams({
     csrfmiddlewaretoken: csrfToken,
     nombre: 'Benchmark José',
     apellido: 'Peña Muñoz',
     tipo_documento: 'CC',
-    documento: String(f.nextDocumento),
-    // One name for every created patient, born on a day of its own (25,000 days round); a repeat across runs
-    // is confirmed as another person (decision 0043), as staff would.
-    fecha_nacimiento: new Date(Date.UTC(1930, 0, 1) + (f.nextDocumento++ % 25_000) * 86_400_000).toISOString().slice(0, 10),
-    es_otra_persona: '1',
+    documento,
+    fecha_nacimiento: fechaNacimiento,
     genero: 'M',
     departamento: 'SANTANDER',
     ciudad: 'BUCARAMANGA',
@@ -143,7 +140,17 @@ export function createPatientBody(f: Fixtures, csrfToken: string): string {
     programa: 'PROGRAMA AOS',
     valor_capita: '',
     fecha_inicio_programa: '',
+    ...extra,
   }).toString();
+}
+
+/** The form of POST /patients/create/ for a new patient (each call takes the next free documento). */
+export function createPatientBody(f: Fixtures, csrfToken: string): string {
+  const documento = String(f.nextDocumento);
+  // One name for every created patient, born on a day of its own (25,000 days round); a repeat across runs
+  // is confirmed as another person (decision 0043), as staff would.
+  const born = new Date(Date.UTC(1930, 0, 1) + (f.nextDocumento++ % 25_000) * 86_400_000).toISOString().slice(0, 10);
+  return patientFormBody(csrfToken, documento, born, { es_otra_persona: '1' });
 }
 
 export function scenarios(f: Fixtures, db: Kysely<any>, session: Session): Scenario[] {
