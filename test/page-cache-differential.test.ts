@@ -89,6 +89,8 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
     const admin = await createUser(ctx.db, { isAdmin: true });
     // Another member of staff, whose name the clinical views and the follow page show, and who is deactivated.
     staffId = (await createUser(ctx.db)).id;
+    // Patients from the start, so pages kept per patient (decision 0049) see writes to others between their visits.
+    for (const apellido of ['Gómez', 'Pérez', 'Zuluaga']) await createPatient(ctx.db, { apellido, nombre: 'Dif' }, { fechaInicio: todayOf() });
     keptClient = new TestClient(ctx.app);
     freshClient = new TestClient(fresh);
     adminName = admin.username;
@@ -107,6 +109,12 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
     return (await db.selectFrom('patients').select('id').orderBy('id').execute()).map((r) => r.id);
   }
 
+  /**
+   * The patients the writes go to and whose pages are compared after each: a page kept per patient (decision 0049)
+   * must change with every write to its patient and show nothing of the writes to the others.
+   */
+  const recent = (ids: number[]) => ids.slice(-4);
+
   async function apply(db: Db, w: Write, ids: number[]): Promise<void> {
     const pick = <T>(list: T[], n: number): T | undefined => (list.length === 0 ? undefined : list[n % list.length]);
     const now = ctx.clock.now().toISOString();
@@ -116,7 +124,7 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
         await createPatient(db, { apellido: w.apellido, nombre: 'Dif' }, { fechaInicio: w.activo ? day : null });
         return;
       case 'editPatient': {
-        const id = pick(ids, w.patient);
+        const id = pick(recent(ids), w.patient);
         if (id === undefined) return;
         const row = newPatientRow({ apellido: w.apellido, telefono: w.telefono, nombre: 'Dif' });
         const current = await db.selectFrom('patients').select(['documento']).where('id', '=', id).executeTakeFirstOrThrow();
@@ -125,7 +133,7 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
         return;
       }
       case 'moveStart': {
-        const id = pick(ids, w.patient);
+        const id = pick(recent(ids), w.patient);
         if (id === undefined) return;
         const fecha = new Date(Date.parse(`${day}T00:00:00Z`) - w.day * 86_400_000).toISOString().slice(0, 10);
         const last = await db.selectFrom('ingresos').select((eb) => eb.fn.max('fecha_fin').as('f')).where('paciente_id', '=', id).executeTakeFirst();
@@ -134,7 +142,7 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
         return;
       }
       case 'status': {
-        const id = pick(ids, w.patient);
+        const id = pick(recent(ids), w.patient);
         if (id === undefined) return;
         const open = await db.selectFrom('ingresos').select(['id', 'estado']).where('paciente_id', '=', id).where('estado', 'in', ['ACTIVO', 'SUSPENDIDO']).executeTakeFirst();
         if (!open || open.estado === w.to) return;
@@ -145,7 +153,7 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
         return;
       }
       case 'newCycle': {
-        const id = pick(ids, w.patient);
+        const id = pick(recent(ids), w.patient);
         if (id === undefined) return;
         const res = await freshClient.post(`/patients/ingreso/nuevo/${id}/`, { fecha_inicio: day });
         assert.equal(res.status, 302, 'new cycle');
@@ -153,7 +161,7 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
         return;
       }
       case 'addExam': {
-        const id = pick(ids, w.patient);
+        const id = pick(recent(ids), w.patient);
         if (id === undefined) return;
         const active = await db.selectFrom('ingresos').select(['id', 'fecha_inicio']).where('paciente_id', '=', id).where('estado', '=', 'ACTIVO').executeTakeFirst();
         if (!active) return;
@@ -166,7 +174,7 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
             fecha: fecha < active.fecha_inicio ? active.fecha_inicio : fecha,
             registrado_por: staffId,
             created_at: now,
-            ...(w.monitoreo ? { iah: 1520 } : { nombre_examen: 'Control', resultado: 'Normal' }),
+            ...(w.monitoreo ? { tipo: 'POLIGRAFIA', iah: 1520 } : { nombre_examen: 'Control', resultado: 'Normal' }),
           } as never)
           .execute();
         return;
@@ -204,7 +212,7 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
       '/exams/',
       '/exams/?query_search=zulu',
       '/dashboard/',
-      ...ids.slice(-3).flatMap((id) => [`/patients/${id}/`, `/exams/${id}/`]),
+      ...recent(ids).flatMap((id) => [`/patients/${id}/`, `/exams/${id}/`]),
       ...ingresos.slice(-2).map((i) => `/exams/${i.paciente_id}/ingreso/${i.id}/`),
     ];
     return urls;

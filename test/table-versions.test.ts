@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { h } from 'preact';
 import { buildApp } from '../src/app.js';
-import { installedTriggers, readTableVersions, VERSIONED_TABLES } from '../src/db/table-versions.js';
+import { installedTriggers, PATIENT_TABLES, patientVersionReader, readTableVersions, VERSIONED_TABLES } from '../src/db/table-versions.js';
 import { createPatient } from '../src/patients/patient.fixtures.js';
 import { declarePage, KNOWN_TABLES, PageCache, UndeclaredTableError } from '../src/web/page-cache.js';
 import { createTestContext, createUser, ENGINE, login, TestClient, type TestContext } from './helpers.js';
@@ -23,6 +24,81 @@ describe(`table versions (engine=${ENGINE})`, () => {
     assert.deepEqual([...tables].sort(), [...known].sort(), 'a new table must be added to VERSIONED_TABLES or to KNOWN_TABLES');
     const triggered = new Set((await installedTriggers(ctx.db)).map((t) => t.table));
     for (const table of VERSIONED_TABLES) assert.ok(triggered.has(table), `${table} has no version trigger`);
+  });
+
+  test('every versioned table whose rows belong to a patient is a patient table, with its trigger', async () => {
+    const columns = new Map((await ctx.db.introspection.getTables()).map((t) => [t.name, t.columns.map((c) => c.name)]));
+    for (const table of VERSIONED_TABLES) {
+      const owned = table === 'patients' || columns.get(table)!.some((c) => c === 'paciente_id' || c === 'ingreso_id');
+      assert.equal(table in PATIENT_TABLES, owned, `${table}: in PATIENT_TABLES exactly when its rows belong to a patient`);
+    }
+    const triggered = new Set((await installedTriggers(ctx.db, 'patient')).map((t) => t.table));
+    assert.deepEqual([...triggered].sort(), Object.keys(PATIENT_TABLES).sort());
+  });
+
+  test("a write to a patient's row, Ingresos, history or exams bumps that patient's version and no other's", async () => {
+    const version = patientVersionReader(['patients', 'ingresos', 'ingreso_historial', 'exam_records']);
+    const staff = await createUser(ctx.db);
+    const one = await createPatient(ctx.db, { apellido: 'Uno' });
+    const other = await createPatient(ctx.db, { apellido: 'Otro' });
+    const now = ctx.clock.now().toISOString();
+    const writes: [string, () => Promise<unknown>][] = [
+      ['patient row', () => ctx.db.updateTable('patients').set({ telefono: '6075555555' }).where('id', '=', one.id).execute()],
+      ['Ingreso', () => ctx.db.updateTable('ingresos').set({ updated_at: now }).where('id', '=', one.ingresoId!).execute()],
+      [
+        'history',
+        () =>
+          ctx.db
+            .insertInto('ingreso_historial')
+            .values({ ingreso_id: one.ingresoId!, at: now, user_id: staff.id, desde: 'ACTIVO', hacia: 'SUSPENDIDO', motivo: 'Prueba', fecha: null })
+            .execute(),
+      ],
+      [
+        'exam record',
+        () =>
+          ctx.db
+            .insertInto('exam_records')
+            .values({ ingreso_id: one.ingresoId!, kind: 'OTRO', fecha: now.slice(0, 10), registrado_por: staff.id, created_at: now, nombre_examen: 'Control', resultado: 'Normal' } as never)
+            .execute(),
+      ],
+    ];
+    for (const [what, write] of writes) {
+      const [mine, theirs] = [await version(ctx.db, one.id), await version(ctx.db, other.id)];
+      await write();
+      assert.notEqual(await version(ctx.db, one.id), mine, `${what}: the patient's version changes`);
+      assert.equal(await version(ctx.db, other.id), theirs, `${what}: another patient's does not`);
+    }
+    const users = patientVersionReader(['patients', 'users']);
+    const before = await users(ctx.db, other.id);
+    await ctx.db.updateTable('users').set({ is_active: 1 }).where('id', '=', staff.id).execute();
+    assert.notEqual(await users(ctx.db, other.id), before, "a page's other tables still count");
+  });
+
+  test("a page of one patient stays kept while others change, and is rendered anew when its patient changes", async () => {
+    let renders = 0;
+    const record = declarePage<{ patientId: number }>({
+      name: 'test.record',
+      tables: ['patients', 'ingresos'],
+      maxBytes: 1 << 20,
+      patient: ({ patientId }) => patientId,
+      async render(db, { patientId }) {
+        renders++;
+        const p = await db.selectFrom('patients').select('telefono').where('id', '=', patientId).executeTakeFirst();
+        return p ? { node: h('p', null, p.telefono), title: 't', meta: null } : null;
+      },
+    });
+    const pages = new PageCache(ctx.db);
+    const one = await createPatient(ctx.db, { telefono: '6071000001' });
+    const other = await createPatient(ctx.db, {});
+    const text = async () => (await pages.get(record, { patientId: one.id }))!.fragments.flatMap((f) => f.parts).map((b) => b?.toString() ?? '').join('');
+    assert.match(await text(), /6071000001/);
+    await ctx.db.updateTable('patients').set({ telefono: '6079999999' }).where('id', '=', other.id).execute();
+    await createPatient(ctx.db, {});
+    assert.match(await text(), /6071000001/);
+    assert.equal(renders, 1, 'kept while other patients change');
+    await ctx.db.updateTable('patients').set({ telefono: '6072000002' }).where('id', '=', one.id).execute();
+    assert.match(await text(), /6072000002/);
+    assert.equal(renders, 2);
   });
 
   test('a write to a listed table bumps its version and no other; a read bumps nothing', async () => {

@@ -10,6 +10,7 @@ import type { UserTables } from '../users/user.table.js';
 /** Every table, composed from the features that own them. */
 export interface Database extends UserTables, AuditTables, PatientTables, IngresoTables, ExamTables, DashboardTables, ImportTables {
   table_versions: TableVersionsTable;
+  patient_versions: PatientVersionsTable;
 }
 
 /**
@@ -19,6 +20,15 @@ export interface Database extends UserTables, AuditTables, PatientTables, Ingres
 export interface TableVersionsTable {
   table_name: ColumnType<string, never, never>;
   slot: ColumnType<number, never, never>;
+  n: ColumnType<number | string, never, never>;
+}
+
+/**
+ * One row per patient whose row, Ingresos, history or exam records ever changed: a counter bumped by triggers
+ * installed from PATIENT_TABLES in table-versions.ts (decision 0049). Never written by the application.
+ */
+export interface PatientVersionsTable {
+  paciente_id: ColumnType<number, never, never>;
   n: ColumnType<number | string, never, never>;
 }
 

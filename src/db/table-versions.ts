@@ -28,6 +28,23 @@ export const DERIVED_TABLES: Readonly<Record<string, VersionedTable>> = {
 };
 
 /**
+ * The versioned tables each of whose rows belongs to one patient, and how a row names it: a column of the row, or
+ * the row's Ingreso (`via: 'ingresos'`). Every change of such a row also bumps its patient's counter in
+ * patient_versions (decision 0049), by triggers installed from this list, so a page that shows one patient
+ * (declared with `patient` in src/web/page-cache.ts) is kept until that patient changes, whatever happens to the
+ * others. A table added here is the only step; a test fails for a versioned table with a paciente_id or an
+ * ingreso_id that is not listed.
+ */
+export const PATIENT_TABLES: Readonly<Partial<Record<VersionedTable, { column: string; via?: 'ingresos' }>>> = {
+  patients: { column: 'id' },
+  ingresos: { column: 'paciente_id' },
+  ingreso_historial: { column: 'ingreso_id', via: 'ingresos' },
+  exam_records: { column: 'ingreso_id', via: 'ingresos' },
+};
+
+export const isPatientTable = (table: string): boolean => Object.hasOwn(PATIENT_TABLES, table);
+
+/**
  * PostgreSQL: writers of one table bump one of 16 rows (the backend's slot), so concurrent writers rarely wait
  * on each other; the version is the sum of the slots. SQLite has one writer at a time: one row per table.
  */
@@ -62,7 +79,36 @@ export function versionReader(tables: readonly VersionedTable[]): (db: Executor)
   return async (db) => String((await select(db))[0]?.v ?? 0);
 }
 
+/**
+ * A reader of one patient's version of a page declared with `tables`: that patient's counter (covering the tables
+ * of PATIENT_TABLES) plus the versions of the other tables. Both only grow, so the sum changes with every change
+ * of either and never comes back to a value it had.
+ */
+export function patientVersionReader(tables: readonly VersionedTable[]): (db: Executor, patientId: number) => Promise<string> {
+  const others = tables.filter((t) => !isPatientTable(t));
+  const select = precompiled((db: Executor, patientId: number) =>
+    db
+      .selectNoFrom((eb) => [
+        sql<number | string>`coalesce((${eb.selectFrom('patient_versions').select('n').where('paciente_id', '=', patientId)}), 0)
+          + ${others.length === 0 ? sql`0` : sql`coalesce((${eb.selectFrom('table_versions').select(sql`sum(n)`.as('s')).where('table_name', 'in', others)}), 0)`}`.as('v'),
+      ]),
+  );
+  return async (db, patientId) => String((await select(db, patientId))[0]?.v ?? 0);
+}
+
 const triggerName = (table: string) => `${table}_table_version`;
+const patientTriggerName = (table: string) => `${table}_patient_version`;
+
+/**
+ * The SQL that bumps the counter of the patient a row (`old` or `new`) belongs to, when `condition` holds (none
+ * when the row names no patient).
+ */
+function bumpPatientOf(table: string, row: 'old' | 'new', condition = 'true'): string {
+  const { column, via } = PATIENT_TABLES[table as VersionedTable]!;
+  const owner = via ? `(select paciente_id from ${via} where id = ${row}.${column})` : `${row}.${column}`;
+  return `insert into patient_versions (paciente_id, n) select o.id, 1 from (select ${owner} as id) as o
+    where o.id is not null and ${condition} on conflict (paciente_id) do update set n = patient_versions.n + 1`;
+}
 
 /**
  * Installs, for every table of VERSIONED_TABLES, its version rows and the trigger that bumps them in the same
@@ -100,8 +146,13 @@ async function installTriggers(db: Kysely<any>): Promise<void> {
       }
     }
   }
+  for (const table of Object.keys(PATIENT_TABLES)) await installPatientTrigger(db, table, pg);
   const listed = new Set<string>(VERSIONED_TABLES);
   const stale = (await installedTriggers(db)).filter((t) => !listed.has(t.table));
+  const stalePatient = (await installedTriggers(db, 'patient')).filter((t) => !isPatientTable(t.table));
+  for (const t of stalePatient) {
+    await sql.raw(pg ? `drop trigger if exists ${t.name} on ${t.table}` : `drop trigger if exists ${t.name}`).execute(db);
+  }
   for (const t of stale) {
     await sql.raw(pg ? `drop trigger if exists ${t.name} on ${t.table}` : `drop trigger if exists ${t.name}`).execute(db);
   }
@@ -110,13 +161,43 @@ async function installTriggers(db: Kysely<any>): Promise<void> {
   }
 }
 
-/** The version triggers the database holds, with their tables. */
-export async function installedTriggers(db: Kysely<any>): Promise<{ name: string; table: string }[]> {
+/**
+ * A row-level trigger per table of PATIENT_TABLES: the new row's patient on insert and update, the old row's on
+ * delete and when an update moves the row to another patient.
+ */
+async function installPatientTrigger(db: Kysely<any>, table: string, pg: boolean): Promise<void> {
+  const { column } = PATIENT_TABLES[table as VersionedTable]!;
+  const name = patientTriggerName(table);
+  if (pg) {
+    await sql
+      .raw(`create or replace function ${name}() returns trigger language plpgsql as $$
+        begin
+          if tg_op <> 'DELETE' then ${bumpPatientOf(table, 'new')}; end if;
+          if tg_op = 'DELETE' or (tg_op = 'UPDATE' and old.${column} is distinct from new.${column}) then ${bumpPatientOf(table, 'old')}; end if;
+          return null;
+        end $$`)
+      .execute(db);
+    await sql.raw(`create or replace trigger ${name} after insert or update or delete on ${table} for each row execute function ${name}()`).execute(db);
+    return;
+  }
+  const bodies = {
+    insert: `${bumpPatientOf(table, 'new')};`,
+    update: `${bumpPatientOf(table, 'new')}; ${bumpPatientOf(table, 'old', `old.${column} is not new.${column}`)};`,
+    delete: `${bumpPatientOf(table, 'old')};`,
+  };
+  for (const [op, body] of Object.entries(bodies)) {
+    await sql.raw(`create trigger if not exists ${name}_${op} after ${op} on ${table} begin ${body} end`).execute(db);
+  }
+}
+
+/** The version triggers the database holds (of the tables' versions, or of the patients'), with their tables. */
+export async function installedTriggers(db: Kysely<any>, kind: 'table' | 'patient' = 'table'): Promise<{ name: string; table: string }[]> {
+  const suffix = kind === 'table' ? '\\_table\\_version' : '\\_patient\\_version';
   const rows = isPostgres(db)
     ? await sql<{ name: string; table: string }>`select t.tgname as name, c.relname as table from pg_trigger t
-        join pg_class c on c.oid = t.tgrelid where not t.tgisinternal and t.tgname like '%\\_table\\_version'
+        join pg_class c on c.oid = t.tgrelid where not t.tgisinternal and t.tgname like ${`%${suffix}`}
         and c.relnamespace = current_schema()::regnamespace`.execute(db)
     : await sql<{ name: string; table: string }>`select name, tbl_name as "table" from sqlite_master
-        where type = 'trigger' and name like '%\\_table\\_version\\_%' escape '\\'`.execute(db);
+        where type = 'trigger' and name like ${`%${suffix}\\_%`} escape '\\'`.execute(db);
   return rows.rows;
 }

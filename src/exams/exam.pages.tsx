@@ -30,6 +30,7 @@ export const clinicalPage = declarePage<
   { ingresoId: number | null; registros: number }
 >({
   name: 'exams.clinical',
+  patient: ({ patientId }) => patientId,
   tables: ['patients', 'ingresos', 'exam_records', 'users'],
   maxBytes: RECORD_PAGE_BYTES,
   async render(db, { patientId, today, timeZone, posted }) {

@@ -28,6 +28,7 @@ export const patientListPage = declarePage<{ filters: ListQuery; today: string }
  */
 export const patientRecordPage = declarePage<{ patientId: number; today: string; form: { values: FormValues; errors: FieldErrors } | null }>({
   name: 'patients.record',
+  patient: ({ patientId }) => patientId,
   tables: ['patients', 'ingresos'],
   maxBytes: RECORD_PAGE_BYTES,
   async render(db, { patientId, today, form }) {

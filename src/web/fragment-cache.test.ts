@@ -19,12 +19,15 @@ describe('FragmentCache', () => {
     assert.equal(calls, 1);
   });
 
-  test('a new data version empties it: nothing computed under an older version is served', async () => {
+  test('an entry is served only under the version it was computed for, and replaced under another', async () => {
     const cache = new FragmentCache<{ bytes: number; text: string }>(1024);
     await cache.get('v1', 'a', value('antes'));
-    await cache.get('v1', 'b', value('antes b'));
+    await cache.get('v7', 'b', value('b de v7'));
     assert.equal((await cache.get('v2', 'a', value('después'))).text, 'después');
-    assert.equal(cache.size, Buffer.byteLength('después'), 'only what was computed under v2 is held');
+    assert.equal((await cache.get('v2', 'a', value('otra vez'))).text, 'después', 'kept under v2');
+    assert.equal((await cache.get('v7', 'b', value('nunca'))).text, 'b de v7', 'another key keeps its own version');
+    assert.equal((await cache.get('v1', 'a', value('de nuevo'))).text, 'de nuevo', 'never the v2 entry for v1');
+    assert.equal(cache.size, Buffer.byteLength('de nuevo') + Buffer.byteLength('b de v7'), 'a replaced entry is not counted');
   });
 
   test('keeps at most its bound in bytes, dropping the least recently used first', async () => {

@@ -1,46 +1,43 @@
 /**
- * Rendered fragments (and what was computed with them) for one data version, least recently used dropped first
- * past a bound in bytes. A request reads the data version before anything else, so nothing kept is older than the
- * version it is kept under; a new version empties the cache (decision 0016). Concurrent requests for a missing
- * key share one computation. One cache per application instance: tests run several databases in one process.
+ * Rendered fragments (and what was computed with them), each kept under the data version it was computed for,
+ * least recently used dropped first past a bound in bytes. A request reads the version before anything else, so
+ * nothing kept is older than the version it is kept under; an entry is served only to a request that read the
+ * same version, and is computed again (replacing it) for any other (decisions 0016, 0049). Concurrent requests
+ * for a missing key share one computation. One cache per application instance: tests run several databases in
+ * one process.
  */
 export class FragmentCache<T extends { readonly bytes: number }> {
-  private version: string | null = null;
-  private readonly entries = new Map<string, Promise<T>>();
-  private readonly sizes = new Map<string, number>();
+  private readonly entries = new Map<string, { version: string; value: Promise<T>; bytes: number | undefined }>();
   private bytes = 0;
 
   constructor(private readonly maxBytes: number) {}
 
   get(version: string, key: string, compute: () => Promise<T>): Promise<T> {
-    if (version !== this.version) {
-      this.version = version;
-      this.entries.clear();
-      this.sizes.clear();
-      this.bytes = 0;
-    }
     const hit = this.entries.get(key);
     if (hit !== undefined) {
-      // Most recently used last: Map keeps insertion order.
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-      return hit;
+      this.forget(key, hit);
+      if (hit.version === version) {
+        // Most recently used last: Map keeps insertion order.
+        this.entries.set(key, hit);
+        if (hit.bytes !== undefined) this.bytes += hit.bytes;
+        return hit.value;
+      }
     }
-    const value = compute();
-    this.entries.set(key, value);
-    value.then(
+    const entry: { version: string; value: Promise<T>; bytes: number | undefined } = { version, value: compute(), bytes: undefined };
+    this.entries.set(key, entry);
+    entry.value.then(
       (v) => {
-        if (this.entries.get(key) !== value) return;
-        this.sizes.set(key, v.bytes);
+        if (this.entries.get(key) !== entry) return;
+        entry.bytes = v.bytes;
         this.bytes += v.bytes;
         this.evict();
       },
       () => {
         // A failed computation is forgotten: the next request tries again.
-        if (this.entries.get(key) === value) this.entries.delete(key);
+        if (this.entries.get(key) === entry) this.entries.delete(key);
       },
     );
-    return value;
+    return entry.value;
   }
 
   /** Bytes held (tests, benchmark). */
@@ -48,14 +45,16 @@ export class FragmentCache<T extends { readonly bytes: number }> {
     return this.bytes;
   }
 
+  private forget(key: string, entry: { bytes: number | undefined }): void {
+    this.entries.delete(key);
+    if (entry.bytes !== undefined) this.bytes -= entry.bytes;
+  }
+
   private evict(): void {
-    for (const key of this.entries.keys()) {
+    for (const [key, entry] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
-      const size = this.sizes.get(key);
-      if (size === undefined) continue; // still being computed
-      this.entries.delete(key);
-      this.sizes.delete(key);
-      this.bytes -= size;
+      if (entry.bytes === undefined) continue; // still being computed
+      this.forget(key, entry);
     }
   }
 }

@@ -1,7 +1,7 @@
 import type { KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import type { VNode } from 'preact';
 import type { Db, Executor } from '../db/database.js';
-import { DERIVED_TABLES, versionReader, VERSIONED_TABLES, type VersionedTable } from '../db/table-versions.js';
+import { DERIVED_TABLES, isPatientTable, patientVersionReader, versionReader, VERSIONED_TABLES, type VersionedTable } from '../db/table-versions.js';
 import { FragmentCache } from './fragment-cache.js';
 import { renderFrame, type Fragment } from './render.js';
 
@@ -11,6 +11,12 @@ import { renderFrame, type Fragment } from './render.js';
  * and kept as bytes. Its key is the whole input (every field the render receives), and its version covers every
  * table it declares, so nothing can be left out of either by hand. Each query a render runs is checked: one that
  * names a table the page did not declare fails (and a test with it) instead of serving a stale page.
+ *
+ * A page that shows one patient says which (`patient`): its version is then that patient's counter, which covers
+ * the patient tables (db/table-versions.ts PATIENT_TABLES), plus the versions of its other tables, so writes to
+ * other patients leave it kept (decision 0049). Its render must read only that patient's rows of the patient
+ * tables; the differential test (test/page-cache-differential.test.ts) renders such pages after writes to their
+ * patient and to others.
  */
 export interface PageDeclaration<Input, Meta> {
   /** For errors and tests. */
@@ -26,6 +32,8 @@ export interface PageDeclaration<Input, Meta> {
    */
   render(db: Executor, input: Input): Promise<RenderedPage<Meta> | null>;
   readonly holes?: number;
+  /** The one patient the page shows, when it shows one and reads nothing of any other (decision 0049). */
+  readonly patient?: (input: Input) => number;
 }
 
 export interface RenderedPage<Meta> {
@@ -46,6 +54,9 @@ export function declarePage<Input, Meta = null>(declaration: PageDeclaration<Inp
   for (const t of declaration.tables) {
     if (!(VERSIONED_TABLES as readonly string[]).includes(t)) throw new Error(`page ${declaration.name}: ${t} has no version`);
   }
+  if (declaration.patient && !declaration.tables.some(isPatientTable)) {
+    throw new Error(`page ${declaration.name}: it shows one patient but declares none of the patient tables`);
+  }
   return declaration;
 }
 
@@ -58,7 +69,7 @@ export class UndeclaredTableError extends Error {
 export class PageCache {
   private readonly caches = new Map<
     PageDeclaration<any, any>,
-    { cache: FragmentCache<{ bytes: number; kept: KeptPage<any> | null }>; db: Db; version: (db: Db) => Promise<string> }
+    { cache: FragmentCache<{ bytes: number; kept: KeptPage<any> | null }>; db: Db; version: (db: Db, input: any) => Promise<string> }
   >();
 
   /** `enabled: false` renders every page anew (the differential tests compare both). */
@@ -72,7 +83,7 @@ export class PageCache {
     if (!this.enabled) return this.render(page, input);
     const slot = this.slotOf(page);
     // The versions are read before anything the page shows: nothing kept is older than the version it is kept under.
-    const version = await slot.version(this.db);
+    const version = await slot.version(this.db, input);
     const kept = await slot.cache.get(version, keyOf(input), async () => {
       const rendered = await this.render(page, input);
       return { bytes: rendered?.fragments.reduce((n, f) => n + f.size, 0) ?? 0, kept: rendered };
@@ -90,11 +101,22 @@ export class PageCache {
   private slotOf(page: PageDeclaration<any, any>) {
     let slot = this.caches.get(page);
     if (slot === undefined) {
-      slot = { cache: new FragmentCache(page.maxBytes), db: this.db.withPlugin(new DeclaredTablesOnly(page)), version: versionReader(page.tables) };
+      slot = { cache: new FragmentCache(page.maxBytes), db: this.db.withPlugin(new DeclaredTablesOnly(page)), version: versionOf(page) };
       this.caches.set(page, slot);
     }
     return slot;
   }
+}
+
+/** How a page's version is read: the tables' versions, or its patient's and its other tables'. */
+function versionOf<Input>(page: PageDeclaration<Input, unknown>): (db: Db, input: Input) => Promise<string> {
+  const { patient } = page;
+  if (patient === undefined) {
+    const read = versionReader(page.tables);
+    return (db) => read(db);
+  }
+  const read = patientVersionReader(page.tables);
+  return (db, input) => read(db, patient(input));
 }
 
 /**
@@ -114,6 +136,7 @@ export const KNOWN_TABLES: readonly string[] = [
   'login_failures',
   'audit_log',
   'table_versions',
+  'patient_versions',
   // Uploaded spreadsheets between preview and confirm (decision 0042); no kept page shows them.
   'patient_import_uploads',
   // Read only by the administrators' page of repeated documentos, rendered per request (decision 0030).

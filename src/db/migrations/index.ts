@@ -13,6 +13,7 @@ import * as datesWithinTheirCycle from './20261125_0041_dates_within_their_cycle
 import * as auditChangesIndex from './20261125_0050_audit_changes_index.js';
 import * as patientImport from './20261125_0060_patient_import.js';
 import * as dashboardCounters from './20261125_0070_dashboard_counters.js';
+import * as patientVersions from './20261125_0080_patient_versions.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '20261125_0050_audit_changes_index': auditChangesIndex,
   '20261125_0060_patient_import': patientImport,
   '20261125_0070_dashboard_counters': dashboardCounters,
+  '20261125_0080_patient_versions': patientVersions,
 };
