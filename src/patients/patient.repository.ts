@@ -227,10 +227,15 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
   const scope = active
     ? await countActive(db, monthRange)
     : Number((await sql<{ n: number }>`select cast(count(*) as integer) as n from patients`.execute(db)).rows[0]?.n ?? 0);
-  const total =
-    needle === ''
-      ? scope
-      : Number((await sql<{ n: number }>`select cast(count(*) as integer) as n from patients as q ${whereOf(indexMatch)}`.execute(db)).rows[0]?.n ?? 0);
+  // The matches counted from the search index (SQLite): alone when every patient counts, otherwise each checked
+  // against the small index of active ids (migration 0090) rather than the table's rows (decision 0049).
+  const countQuery = !useFts
+    ? sql`select cast(count(*) as integer) as n from patients as q ${whereOf(like)}`
+    : conditions.length === 0
+      ? sql`select cast(count(*) as integer) as n from patients_fts where patients_fts match ${ftsPhrase(needle)}`
+      : sql`select cast(count(*) as integer) as n from patients_fts as f cross join patients as q indexed by patients_active_ids_idx
+          where patients_fts match ${ftsPhrase(needle)} and q.id = f.rowid and ${sql.join(conditions, sql` and `)}`;
+  const total = needle === '' ? scope : Number((await sql<{ n: number }>`${countQuery}`.execute(db)).rows[0]?.n ?? 0);
 
   const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const page = Math.min(Math.max(1, Math.trunc(Number.isFinite(s.page) ? s.page : 1)), pageCount);

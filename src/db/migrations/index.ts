@@ -14,6 +14,7 @@ import * as auditChangesIndex from './20261125_0050_audit_changes_index.js';
 import * as patientImport from './20261125_0060_patient_import.js';
 import * as dashboardCounters from './20261125_0070_dashboard_counters.js';
 import * as patientVersions from './20261125_0080_patient_versions.js';
+import * as activePatientIds from './20261125_0090_active_patient_ids.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '20261125_0060_patient_import': patientImport,
   '20261125_0070_dashboard_counters': dashboardCounters,
   '20261125_0080_patient_versions': patientVersions,
+  '20261125_0090_active_patient_ids': activePatientIds,
 };
