@@ -30,6 +30,15 @@ describe('FragmentCache', () => {
     assert.equal(cache.size, Buffer.byteLength('de nuevo') + Buffer.byteLength('b de v7'), 'a replaced entry is not counted');
   });
 
+  test('with one version for all its entries, a new version empties it', async () => {
+    const cache = new FragmentCache<{ bytes: number; text: string }>(1024, true);
+    await cache.get('v1', 'a', value('antes'));
+    await cache.get('v1', 'b', value('antes b'));
+    assert.equal((await cache.get('v2', 'a', value('después'))).text, 'después');
+    assert.equal(cache.size, Buffer.byteLength('después'), 'only what was computed under v2 is held');
+    assert.equal((await cache.get('v2', 'b', value('b de v2'))).text, 'b de v2');
+  });
+
   test('keeps at most its bound in bytes, dropping the least recently used first', async () => {
     const cache = new FragmentCache<{ bytes: number; text: string }>(25);
     await cache.get('v', 'a', value('aaaaaaaaaa'));

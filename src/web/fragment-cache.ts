@@ -5,14 +5,26 @@
  * same version, and is computed again (replacing it) for any other (decisions 0016, 0049). Concurrent requests
  * for a missing key share one computation. One cache per application instance: tests run several databases in
  * one process.
+ *
+ * `oneVersion`: every entry depends on the same version (a page kept by table versions), so a new version
+ * empties the cache at once instead of leaving the stale entries to be replaced or dropped one by one.
  */
 export class FragmentCache<T extends { readonly bytes: number }> {
   private readonly entries = new Map<string, { version: string; value: Promise<T>; bytes: number | undefined }>();
   private bytes = 0;
+  private latest: string | null = null;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(
+    private readonly maxBytes: number,
+    private readonly oneVersion = false,
+  ) {}
 
   get(version: string, key: string, compute: () => Promise<T>): Promise<T> {
+    if (this.oneVersion && version !== this.latest) {
+      this.latest = version;
+      this.entries.clear();
+      this.bytes = 0;
+    }
     const hit = this.entries.get(key);
     if (hit !== undefined) {
       this.forget(key, hit);

@@ -101,7 +101,8 @@ export class PageCache {
   private slotOf(page: PageDeclaration<any, any>) {
     let slot = this.caches.get(page);
     if (slot === undefined) {
-      slot = { cache: new FragmentCache(page.maxBytes), db: this.db.withPlugin(new DeclaredTablesOnly(page)), version: versionOf(page) };
+      // Pages of one patient keep each patient's entry under its own version; the others share the tables'.
+      slot = { cache: new FragmentCache(page.maxBytes, page.patient === undefined), db: this.db.withPlugin(new DeclaredTablesOnly(page)), version: versionOf(page) };
       this.caches.set(page, slot);
     }
     return slot;
