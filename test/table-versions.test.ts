@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { h } from 'preact';
 import { buildApp } from '../src/app.js';
-import { installedTriggers, PATIENT_TABLES, patientVersionReader, readTableVersions, VERSIONED_TABLES } from '../src/db/table-versions.js';
+import { installedTriggers, PATIENT_TABLES, patientVersionReader, readTableVersions, syncTableVersionTriggers, VERSIONED_TABLES } from '../src/db/table-versions.js';
 import { createPatient } from '../src/patients/patient.fixtures.js';
 import { declarePage, KNOWN_TABLES, PageCache, UndeclaredTableError } from '../src/web/page-cache.js';
 import { createTestContext, createUser, ENGINE, login, TestClient, type TestContext } from './helpers.js';
@@ -34,6 +34,22 @@ describe(`table versions (engine=${ENGINE})`, () => {
     }
     const triggered = new Set((await installedTriggers(ctx.db, 'patient')).map((t) => t.table));
     assert.deepEqual([...triggered].sort(), Object.keys(PATIENT_TABLES).sort());
+  });
+
+  test('a patient-version trigger of a table no longer listed is dropped at the next start', async () => {
+    if (ENGINE === 'postgres') {
+      await sql`create function users_patient_version() returns trigger language plpgsql as $$ begin return null; end $$`.execute(ctx.db);
+      await sql`create trigger users_patient_version after insert on users for each row execute function users_patient_version()`.execute(ctx.db);
+    } else {
+      await sql`create trigger users_patient_version_insert after insert on users begin select 1; end`.execute(ctx.db);
+    }
+    assert.ok((await installedTriggers(ctx.db, 'patient')).some((t) => t.table === 'users'));
+    await syncTableVersionTriggers(ctx.db);
+    assert.ok(!(await installedTriggers(ctx.db, 'patient')).some((t) => t.table === 'users'));
+    if (ENGINE === 'postgres') {
+      const left = await sql<{ n: number }>`select count(*)::int as n from pg_proc where proname = 'users_patient_version'`.execute(ctx.db);
+      assert.equal(left.rows[0]!.n, 0, 'its function is dropped too');
+    }
   });
 
   test("a write to a patient's row, Ingresos, history or exams bumps that patient's version and no other's", async () => {

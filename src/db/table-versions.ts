@@ -152,6 +152,7 @@ async function installTriggers(db: Kysely<any>): Promise<void> {
   const stalePatient = (await installedTriggers(db, 'patient')).filter((t) => !isPatientTable(t.table));
   for (const t of stalePatient) {
     await sql.raw(pg ? `drop trigger if exists ${t.name} on ${t.table}` : `drop trigger if exists ${t.name}`).execute(db);
+    if (pg) await sql.raw(`drop function if exists ${t.name}()`).execute(db);
   }
   for (const t of stale) {
     await sql.raw(pg ? `drop trigger if exists ${t.name} on ${t.table}` : `drop trigger if exists ${t.name}`).execute(db);
