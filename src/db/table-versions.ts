@@ -149,17 +149,19 @@ async function installTriggers(db: Kysely<any>): Promise<void> {
   for (const table of Object.keys(PATIENT_TABLES)) await installPatientTrigger(db, table, pg);
   const listed = new Set<string>(VERSIONED_TABLES);
   const stale = (await installedTriggers(db)).filter((t) => !listed.has(t.table));
-  const stalePatient = (await installedTriggers(db, 'patient')).filter((t) => !isPatientTable(t.table));
-  for (const t of stalePatient) {
-    await sql.raw(pg ? `drop trigger if exists ${t.name} on ${t.table}` : `drop trigger if exists ${t.name}`).execute(db);
+  for (const t of stale) await dropTrigger(db, t);
+  for (const t of (await installedTriggers(db, 'patient')).filter((t) => !isPatientTable(t.table))) {
+    await dropTrigger(db, t);
+    // Each patient trigger has a function of its own on PostgreSQL (the table versions' one is shared).
     if (pg) await sql.raw(`drop function if exists ${t.name}()`).execute(db);
-  }
-  for (const t of stale) {
-    await sql.raw(pg ? `drop trigger if exists ${t.name} on ${t.table}` : `drop trigger if exists ${t.name}`).execute(db);
   }
   if (stale.length > 0) {
     await db.deleteFrom('table_versions').where('table_name', 'not in', [...VERSIONED_TABLES]).execute();
   }
+}
+
+async function dropTrigger(db: Kysely<any>, t: { name: string; table: string }): Promise<void> {
+  await sql.raw(isPostgres(db) ? `drop trigger if exists ${t.name} on ${t.table}` : `drop trigger if exists ${t.name}`).execute(db);
 }
 
 /**

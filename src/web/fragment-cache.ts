@@ -9,8 +9,15 @@
  * `oneVersion`: every entry depends on the same version (a page kept by table versions), so a new version
  * empties the cache at once instead of leaving the stale entries to be replaced or dropped one by one.
  */
+interface Entry<T> {
+  version: string;
+  value: Promise<T>;
+  /** undefined while it is being computed */
+  bytes: number | undefined;
+}
+
 export class FragmentCache<T extends { readonly bytes: number }> {
-  private readonly entries = new Map<string, { version: string; value: Promise<T>; bytes: number | undefined }>();
+  private readonly entries = new Map<string, Entry<T>>();
   private bytes = 0;
   private latest: string | null = null;
 
@@ -26,16 +33,14 @@ export class FragmentCache<T extends { readonly bytes: number }> {
       this.bytes = 0;
     }
     const hit = this.entries.get(key);
-    if (hit !== undefined) {
-      this.forget(key, hit);
-      if (hit.version === version) {
-        // Most recently used last: Map keeps insertion order.
-        this.entries.set(key, hit);
-        if (hit.bytes !== undefined) this.bytes += hit.bytes;
-        return hit.value;
-      }
+    if (hit?.version === version) {
+      // Most recently used last: Map keeps insertion order.
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return hit.value;
     }
-    const entry: { version: string; value: Promise<T>; bytes: number | undefined } = { version, value: compute(), bytes: undefined };
+    if (hit !== undefined) this.forget(key, hit);
+    const entry: Entry<T> = { version, value: compute(), bytes: undefined };
     this.entries.set(key, entry);
     entry.value.then(
       (v) => {
@@ -57,7 +62,7 @@ export class FragmentCache<T extends { readonly bytes: number }> {
     return this.bytes;
   }
 
-  private forget(key: string, entry: { bytes: number | undefined }): void {
+  private forget(key: string, entry: Entry<T>): void {
     this.entries.delete(key);
     if (entry.bytes !== undefined) this.bytes -= entry.bytes;
   }

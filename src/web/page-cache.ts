@@ -112,10 +112,7 @@ export class PageCache {
 /** How a page's version is read: the tables' versions, or its patient's and its other tables'. */
 function versionOf<Input>(page: PageDeclaration<Input, unknown>): (db: Db, input: Input) => Promise<string> {
   const { patient } = page;
-  if (patient === undefined) {
-    const read = versionReader(page.tables);
-    return (db) => read(db);
-  }
+  if (patient === undefined) return versionReader(page.tables);
   const read = patientVersionReader(page.tables);
   return (db, input) => read(db, patient(input));
 }
