@@ -477,6 +477,20 @@ describe('GET /patients/ (list)', () => {
     assert.equal(valueOf(res.body, 'query_search'), `${t} nadie`);
   });
 
+  test('a cédula typed as printed (1.098.572.175), with hyphens or spaces, finds the patient on the lists; the box keeps what was typed', async () => {
+    const digits = String(6_000_000_000 + Math.floor(Math.random() * 999_999_999));
+    const dotted = digits.replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+    const p = await createPatient(ctx.db, { nombre: 'Cédula', apellido: 'Con Puntos', documento: digits });
+    for (const path of ['/patients/', '/patients/follow', '/exams/']) {
+      for (const q of [dotted, digits.replace(/(\d{3})(?=\d)/g, '$1-'), digits.replace(/(\d{3})(?=\d)/g, '$1 ')]) {
+        const res = await client.get(`${path}?query_search=${encodeURIComponent(q)}`);
+        assert.equal(res.status, 200);
+        assert.ok(listedIds(res.body).includes(p.id), `${path} '${q}' should find ${digits}`);
+        assert.equal(valueOf(res.body, 'query_search'), q);
+      }
+    }
+  });
+
   test('SQL-injection-like and wildcard searches are harmless', async () => {
     const t = uniq();
     await createPatient(ctx.db, { nombre: `Control ${t}` });

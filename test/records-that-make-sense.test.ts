@@ -8,7 +8,8 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { Migrator, type Kysely, type Migration } from 'kysely';
 import { createPatient, newPatientRow } from '../src/patients/patient.fixtures.js';
-import { listDocumentoCollisions, logDocumentoCollisions } from '../src/patients/patient.repository.js';
+import { normalizeForSearch } from '../src/shared/text.js';
+import { listDocumentoCollisions, logDocumentoCollisions, searchPatients } from '../src/patients/patient.repository.js';
 import { createTestContext, createTestDatabase, decodeEntities, ENGINE, loggedInClient, messagesIn, type TestClient, type TestContext } from './helpers.js';
 
 let ctx: TestContext;
@@ -295,7 +296,12 @@ describe('existing documentos that collide once compared canonically', () => {
       // Rows as the previous rule stored them: documento_key = trimmed, upper-cased documento.
       const insertOld = async (documento: string) => {
         const row = newPatientRow({ documento });
-        const { id } = await db.insertInto('patients').values({ ...row, documento_key: documento.trim().toUpperCase() }).returning('id').executeTakeFirstOrThrow();
+        // …and search_text = the names and the documento as typed, nothing else.
+        const { id } = await db
+          .insertInto('patients')
+          .values({ ...row, documento_key: documento.trim().toUpperCase(), search_text: normalizeForSearch(`${row.nombre} ${row.apellido} ${documento}`) })
+          .returning('id')
+          .executeTakeFirstOrThrow();
         return id;
       };
       const a = await insertOld('881234');
@@ -322,6 +328,21 @@ describe('existing documentos that collide once compared canonically', () => {
       assert.doesNotMatch(JSON.stringify(lines), /881234|Ana|Prueba/, 'no documento or name in the log');
       const count = await sql<{ n: number }>`select cast(count(*) as integer) as n from documento_collisions`.execute(db);
       assert.equal(Number(count.rows[0]!.n), 3);
+
+      // Migration 0100 (decision 0050): the rows stored as typed carry their key in the search text, so each of the
+      // three is found by any of the three ways it was typed, and by its key.
+      const searchTexts = async () =>
+        (await db.selectFrom('patients').select(['id', 'search_text']).where('id', 'in', [a, b, c, lone, other]).orderBy('id').execute()).map((r) => r.search_text.split(' ').slice(2).join(' '));
+      assert.deepEqual(await searchTexts(), ['881234', '88 1234 881234', '88.123.4 881234', 'ab-99 ab99', '881235']);
+      for (const q of ['881234', '88 1234', '88.123.4', '88-12-34']) {
+        const found = await searchPatients(db, { query: q, onlyActive: false, page: 1, today: '2026-11-22' });
+        assert.deepEqual(found.rows.map((r) => r.id).sort((x, y) => x - y), [a, b, c], q);
+      }
+      assert.deepEqual((await searchPatients(db, { query: 'AB.99', onlyActive: false, page: 1, today: '2026-11-22' })).rows.map((r) => r.id), [lone]);
+      // Its down takes the keys off again.
+      const down = await new Migrator({ db: db as Kysely<any>, provider }).migrateTo('20261125_0090_active_patient_ids');
+      assert.equal(down.error, undefined);
+      assert.deepEqual(await searchTexts(), ['881234', '88 1234', '88.123.4', 'ab-99', '881235']);
     } finally {
       await database.drop();
     }

@@ -75,6 +75,28 @@ describe('searchPatients', () => {
     assert.equal(miss.total, 0);
   });
 
+  test('a documento typed as printed on the cédula (dots), with hyphens or spaces, finds the patient (decision 0050)', async () => {
+    const t = token();
+    const digits = String(7_000_000_000 + seq * 1_000 + 123);
+    const dotted = digits.replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+    const p = await createPatient(db, { nombre: `Cédula ${t}`, apellido: 'Punteada', documento: digits });
+    const pa = await createPatient(db, { nombre: `Pasaporte ${t}`, apellido: 'Guionado', tipo_documento: 'PA', documento: `ZX${digits.slice(-5)}` });
+    const legacy = await createPatient(db, { nombre: `Antiguo ${t}`, apellido: 'Separado', documento: `${digits.slice(0, 2)}.${digits.slice(2, 5)}.${digits.slice(5, 6)}` });
+    const ids = async (q: string, onlyActive: boolean) => (await searchPatients(db, { query: q, onlyActive, page: 1, today: TODAY })).rows.map((x) => x.id);
+    for (const onlyActive of [true, false]) {
+      for (const q of [dotted, ` ${dotted} `, dotted.slice(0, 7), digits.replace(/(\d{3})(?=\d)/g, '$1-'), digits.replace(/(\d{3})(?=\d)/g, '$1 ')]) {
+        assert.ok((await ids(q, onlyActive)).includes(p.id), `${JSON.stringify(q)} should find ${digits}`);
+      }
+      assert.ok((await ids(`zx-${digits.slice(-5, -3)}.${digits.slice(-3)}`, onlyActive)).includes(pa.id));
+      // Stored as typed before keys were canonical: found as typed and by its key.
+      const key = digits.slice(0, 6);
+      assert.ok((await ids(legacy.documento, onlyActive)).includes(legacy.id), `as typed: ${legacy.documento}`);
+      assert.ok((await ids(key, onlyActive)).includes(legacy.id), `by its key: ${key}`);
+    }
+    // A name with a number is still a literal substring: no patient's text holds it.
+    assert.equal((await searchPatients(db, { query: `punteada ${dotted}`, onlyActive: false, page: 1, today: TODAY })).total, 0);
+  });
+
   test('wildcards, quotes and SQL in the search are taken literally', async () => {
     const t = token();
     const p = await createPatient(db, { nombre: `O'Brien "50%" ${t}`, apellido: 'Ñandú_x' });

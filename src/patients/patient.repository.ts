@@ -5,8 +5,8 @@ import type { Database, Executor } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { conflict } from '../shared/domain-error.js';
 import { mesCapita, mesFiltroRange } from '../ingresos/ingreso.rules.js';
-import { normalizeForSearch } from '../shared/text.js';
 import type { NewPatientRow, PatientRow, PatientUpdate } from './patient.table.js';
+import { searchNeedle } from './patient.rules.js';
 
 /** Patients per list page (spec: 10 patients per page). */
 export const PAGE_SIZE = 10;
@@ -149,7 +149,7 @@ export function patientListFilter(
 ): Expression<SqlBool> {
   const eb = expressionBuilder<{ p: Database['patients'] }, 'p'>();
   const conditions: Expression<SqlBool>[] = [];
-  const needle = normalizeForSearch(s.query ?? '');
+  const needle = searchNeedle(s.query ?? '');
   if (needle !== '') {
     conditions.push(
       isSqlite(db) && [...needle].length >= FTS_MIN_CHARS
@@ -198,7 +198,7 @@ const monthOf = (date: string) => date.slice(0, 7);
  */
 export async function searchPatients(db: Executor, s: PatientSearch): Promise<PatientSearchResult> {
   const sqlite = isSqlite(db);
-  const needle = normalizeForSearch(s.query ?? '');
+  const needle = searchNeedle(s.query ?? '');
   const range = s.mesFiltro != null ? mesFiltroRange(s.mesFiltro, s.today) : null;
   const active = s.onlyActive || range !== null;
   // One calendar month (mes_filtro 2..17): both bounds, one month apart.

@@ -25,6 +25,8 @@ import {
   imc,
   labelOf,
   matchChoice,
+  patientDerivedColumns,
+  searchNeedle,
 } from './patient.rules.js';
 
 describe('choice lists carry exactly the specification values', () => {
@@ -215,6 +217,32 @@ describe('documentoKey: one documento, however it is typed (decision 0030)', () 
   test('collidingDocumentoKey cannot equal any canonical key', () => {
     assert.equal(collidingDocumentoKey('881234', 7), '881234#7');
     assert.notEqual(documentoKey(collidingDocumentoKey('881234', 7)), '881234');
+  });
+});
+
+describe('searchNeedle: a documento typed with its separators is searched as it is stored (decision 0050)', () => {
+  test('digits with dots, hyphens or spaces, as a cédula is printed or read aloud, lose them', () => {
+    for (const q of ['1.098.572.175', ' 1.098.572.175 ', '1098-572-175', '1 098 572 175', '1\u00a0098\u2013572.175', '1098572175']) {
+      assert.equal(searchNeedle(q), '1098572175', JSON.stringify(q));
+    }
+    assert.equal(searchNeedle('1.098'), '1098');
+  });
+  test('one word of letters and digits with dots or hyphens (a passport) loses them, lower-cased like the search text', () => {
+    assert.equal(searchNeedle('AB-12.345'), 'ab12345');
+    assert.equal(searchNeedle('ab12345'), 'ab12345');
+  });
+  test('names, and names with a number, are searched as typed (accents and case ignored)', () => {
+    assert.equal(searchNeedle('José  Pérez'), 'jose perez');
+    assert.equal(searchNeedle('María-José'), 'maria-jose');
+    assert.equal(searchNeedle('perez 1.098'), 'perez 1.098');
+    assert.equal(searchNeedle('AB 12'), 'ab 12');
+    assert.equal(searchNeedle(' - . '), '- .');
+    assert.equal(searchNeedle(''), '');
+  });
+  test('the search text of a documento stored as typed carries its key, and only then', () => {
+    assert.equal(patientDerivedColumns({ nombre: 'Ana', apellido: 'Ruiz', documento: '1098572175' }).search_text, 'ana ruiz 1098572175');
+    assert.equal(patientDerivedColumns({ nombre: 'Ana', apellido: 'Ruiz', documento: 'AB123' }).search_text, 'ana ruiz ab123');
+    assert.equal(patientDerivedColumns({ nombre: 'Ana', apellido: 'Ruiz', documento: '88.123.4' }).search_text, 'ana ruiz 88.123.4 881234');
   });
 });
 

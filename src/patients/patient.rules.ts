@@ -174,6 +174,21 @@ export function keptDocumentoKey(current: { id: number; documento_key: string },
 }
 
 /**
+ * What the lists search for (decision 0050): the query without accents and case, except a documento typed with
+ * its separators, searched as documentos are stored (canonical, decision 0030). Digits with spaces, dots or
+ * hyphens ('1.098.572.175', '1098-572', '1 098 572 175') and one word of letters and digits with dots or hyphens
+ * ('AB-12.345') lose them; anything else (names, names with a number) is searched as typed.
+ */
+export function searchNeedle(query: string): string {
+  const needle = normalizeForSearch(query);
+  const compact = documentoKey(needle).toLowerCase();
+  if (compact === needle || compact === '') return needle;
+  if (/^[0-9]+$/.test(compact)) return compact;
+  if (!needle.includes(' ') && /^[a-z0-9]+$/.test(compact) && /[0-9]/.test(compact)) return compact;
+  return needle;
+}
+
+/**
  * The columns derived from a patient's names and documento, kept up to date on every write: the uniqueness
  * key, the accent- and case-free search text (so 'jose perez' finds José Pérez) and the ordering keys.
  */
@@ -183,9 +198,12 @@ export function patientDerivedColumns(p: { nombre: string; apellido: string; doc
   apellido_norm: string;
   nombre_norm: string;
 } {
+  const key = documentoKey(p.documento);
+  // A documento stored as typed before keys were canonical ('88.123.4') is found by its key too (searchNeedle).
+  const keyText = key.toLowerCase() === normalizeForSearch(p.documento) ? '' : ` ${key.toLowerCase()}`;
   return {
-    documento_key: documentoKey(p.documento),
-    search_text: normalizeForSearch(`${p.nombre} ${p.apellido} ${p.documento}`),
+    documento_key: key,
+    search_text: normalizeForSearch(`${p.nombre} ${p.apellido} ${p.documento}`) + keyText,
     apellido_norm: normalizeForSearch(p.apellido),
     nombre_norm: normalizeForSearch(p.nombre),
   };

@@ -35,7 +35,7 @@ export interface PatientsTable {
   programa: string;
   /** Hundredths of a peso. */
   valor_capita: Generated<number>;
-  /** normalizeForSearch(`${nombre} ${apellido} ${documento}`). */
+  /** normalizeForSearch(`${nombre} ${apellido} ${documento}`), then the documento's key when it differs (patientDerivedColumns). */
   search_text: string;
   apellido_norm: string;
   nombre_norm: string;

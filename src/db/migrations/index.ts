@@ -15,6 +15,7 @@ import * as patientImport from './20261125_0060_patient_import.js';
 import * as dashboardCounters from './20261125_0070_dashboard_counters.js';
 import * as patientVersions from './20261125_0080_patient_versions.js';
 import * as activePatientIds from './20261125_0090_active_patient_ids.js';
+import * as searchDocumentoKey from './20261125_0100_search_documento_key.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '20261125_0070_dashboard_counters': dashboardCounters,
   '20261125_0080_patient_versions': patientVersions,
   '20261125_0090_active_patient_ids': activePatientIds,
+  '20261125_0100_search_documento_key': searchDocumentoKey,
 };
