@@ -90,6 +90,18 @@ describe('kept pages follow every change', () => {
     assert.ok((all.match(/Ficha del paciente consultada/g) ?? []).length >= 4, 'every view, this one included');
   });
 
+  test("the patient's history shows an export made through another instance, which changes nothing of the record", async () => {
+    const { id } = await newPatient();
+    const historyOf = async () => {
+      const page = await text(here, `/patients/${id}/`);
+      return page.slice(page.indexOf('data-section="patient-history"'));
+    };
+    assert.doesNotMatch(await historyOf(), /Exportación/);
+    assert.doesNotMatch(await historyOf(), /Exportación/, 'kept, and still without it');
+    assert.equal((await there.get(`/patients/${id}/fhir/`)).status, 200);
+    assert.match(await historyOf(), /Exportación/);
+  });
+
   test('the forms of a kept page carry each session its own token, and it is accepted', async () => {
     const { id } = await newPatient();
     const someoneElse = new TestClient(ctx.app);

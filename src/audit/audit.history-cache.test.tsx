@@ -3,9 +3,11 @@ import { after, before, describe, test } from 'node:test';
 import type { VNode } from 'preact';
 import { createTestDatabase, createUser, type TestDatabase } from '../../test/helpers.js';
 import type { Db } from '../db/database.js';
+import { patientVersionReader } from '../db/table-versions.js';
 import { renderFragment } from '../web/render.js';
 import { PatientHistoryCache } from './audit.history-cache.js';
 import { recordAudit, type AuditListRow } from './audit.repository.js';
+import { ACTION_LABELS, VIEW_ACTIONS } from './audit.labels.js';
 import { AuditRow } from './views/audit-entry.js';
 import { PatientHistory } from './views/patient-history.js';
 
@@ -77,6 +79,36 @@ describe("a patient's history on the patient page", () => {
     const again = await shown(cache, p, 2);
     assert.deepEqual(again.actions, ['patient.update', 'patient.update']);
     assert.deepEqual(again.actions, (await shown(new PatientHistoryCache(TZ, 1024 * 1024, 'changes'), p, 2)).actions);
+  });
+
+  test("every entry that is not a view bumps its patient's counter, in the database (migration 0110); views and other patients' entries do not", async () => {
+    const version = patientVersionReader([]);
+    const p = 41;
+    for (const action of Object.keys(ACTION_LABELS)) {
+      const before = await version(db, p);
+      const other = await version(db, p + 1);
+      await write(p, action);
+      const bumped = (await version(db, p)) !== before;
+      assert.equal(bumped, !(VIEW_ACTIONS as readonly string[]).includes(action), `${action} ${bumped ? 'bumped' : 'did not bump'} the counter`);
+      assert.equal(await version(db, p + 1), other);
+    }
+    // An entry of no patient (a login) bumps nobody's.
+    const before = await version(db, p);
+    await recordAudit(db, { at: new Date(), actor, action: 'login', entityType: 'user', entityId: actor.id, patientId: null, changes: null });
+    assert.equal(await version(db, p), before);
+  });
+
+  test('a kept history of changes shows, at the next visit, an entry with no change of the record beside it (an export)', async () => {
+    const cache = new PatientHistoryCache(TZ, 1024 * 1024, 'changes');
+    const p = 42;
+    await write(p, 'patient.create', { telefono: [null, '1'] });
+    assert.deepEqual((await shown(cache, p, 5)).actions, ['patient.create']);
+    await write(p, 'patient.view');
+    assert.deepEqual((await shown(cache, p, 5)).actions, ['patient.create'], 'kept: a view changes nothing shown');
+    await write(p, 'export', { formato: [null, 'FHIR'] });
+    const next = await shown(cache, p, 5);
+    assert.deepEqual(next.actions, ['export', 'patient.create']);
+    assert.equal(next.html, (await shown(new PatientHistoryCache(TZ, 1024 * 1024, 'changes'), p, 5)).html);
   });
 
   test('entries written since the last visit go on top of the kept ones; the oldest fall off past the limit', async () => {

@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { formatDateTimeEs } from '../shared/dates.js';
 import { ContentMarker, escapeAttribute, FragmentSlot, renderFrame, type Fragment } from '../web/render.js';
 import { isPostgres, type Executor } from '../db/database.js';
+import { patientVersionReader } from '../db/table-versions.js';
 import { listAuditEntriesByIds, listPatientHistoryAfter, listPatientHistoryIds, type AuditListRow, type HistoryScope } from './audit.repository.js';
 import { AuditCells } from './views/audit-entry.js';
 
@@ -25,7 +26,12 @@ interface KeptHistory {
   /** the limit it was read with: it holds at most that many */
   readonly limit: number;
   readonly bytes: number;
+  /** The patient's counter read before the entries (the changes only; null for a history with views). */
+  readonly version: string | null;
 }
+
+/** A patient's counter: every entry that is not a view bumps it (migration 0110, decision 0051). */
+const readPatientVersion = patientVersionReader([]);
 
 /** What changed since a kept history: the entries to add on top (newest first) and how many kept rows follow. */
 interface Changes {
@@ -63,6 +69,8 @@ function keyHash(r: Pick<AuditListRow, 'at' | 'action' | 'user_id' | 'entity_id'
  * The history on each patient's page (decision 0016). Audit entries are never changed, so each patient's latest
  * entries are kept rendered, in one block of bytes per patient. A visit reads only the entries written since
  * the last one (usually the views of the visits in between), renders them and puts them on top of the kept rows.
+ * A history of the changes only (no views) is kept under the patient's counter, which every entry that is not a
+ * view bumps (decision 0051): while it stands, a visit reads that counter and nothing of the trail.
  * The least recently seen patients are dropped past `maxBytes`.
  */
 export class PatientHistoryCache {
@@ -108,10 +116,17 @@ export class PatientHistoryCache {
     const kept = this.kept.get(patientId);
     // One kept with a smaller limit, and full, may lack older entries: it is read anew.
     const before = kept && (kept.limit >= limit || kept.ids.length < kept.limit) ? kept : undefined;
-    const { entries, reused } = isPostgres(db) ? await this.changedByIds(db, patientId, limit, before) : await this.changedSince(db, patientId, limit, before);
-    if (before && entries.length === 0 && reused === before.ids.length && before.limit === limit) {
+    // The changes only: read before the entries, so an entry written meanwhile bumps it past what is kept.
+    const version = this.scope === 'changes' ? await readPatientVersion(db, patientId) : null;
+    if (before && version !== null && before.version === version && before.limit === limit) {
       this.store(patientId, before);
       return before;
+    }
+    const { entries, reused } = isPostgres(db) ? await this.changedByIds(db, patientId, limit, before) : await this.changedSince(db, patientId, limit, before);
+    if (before && entries.length === 0 && reused === before.ids.length && before.limit === limit) {
+      const same = before.version === version ? before : { ...before, version };
+      this.store(patientId, same);
+      return same;
     }
     const rows = entries.map((entry) => ({ id: entry.id, key: keyHash(entry), html: this.row(entry) }));
     const count = rows.length + reused;
@@ -136,7 +151,7 @@ export class PatientHistoryCache {
     let at = 0;
     for (const row of rows) at += row.html.copy(html, at);
     if (reused > 0) before!.html.copy(html, at, 0, reusedBytes);
-    const history: KeptHistory = { ids: keptIds, keys, html, ends, limit, bytes: html.length + HISTORY_OVERHEAD_BYTES };
+    const history: KeptHistory = { ids: keptIds, keys, html, ends, limit, bytes: html.length + HISTORY_OVERHEAD_BYTES, version };
     this.store(patientId, history);
     return history;
   }

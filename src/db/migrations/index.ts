@@ -16,6 +16,7 @@ import * as dashboardCounters from './20261125_0070_dashboard_counters.js';
 import * as patientVersions from './20261125_0080_patient_versions.js';
 import * as activePatientIds from './20261125_0090_active_patient_ids.js';
 import * as searchDocumentoKey from './20261125_0100_search_documento_key.js';
+import * as auditChangesBumpPatient from './20261125_0110_audit_changes_bump_patient.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '20261125_0080_patient_versions': patientVersions,
   '20261125_0090_active_patient_ids': activePatientIds,
   '20261125_0100_search_documento_key': searchDocumentoKey,
+  '20261125_0110_audit_changes_bump_patient': auditChangesBumpPatient,
 };
