@@ -26,6 +26,8 @@ import { authRoutes } from './users/auth.routes.js';
 import type { AppDeps } from './web/deps.js';
 import { createViewAuditQueue } from './audit/audit.queue.js';
 import { startViewWriter } from './audit/audit.writer.js';
+import { SERVER_WAL_AUTOCHECKPOINT } from './db/sqlite-pragmas.js';
+import { writeTurnOf } from './db/write-turn.js';
 import { registerErrorHandling, sendErrorPage } from './web/errors.js';
 import { parseFormBody } from './web/form.js';
 import { PageCache } from './web/page-cache.js';
@@ -117,10 +119,15 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
   app.decorate('deps', { config, db, engine, clock } satisfies AppDeps);
   const flushMs = options.auditViewFlushMs ?? (config.appEnv === 'test' ? 0 : 50);
+  // SQLite: the groups are committed by a thread of their own, so their fsync never holds requests (decision 0017).
+  const viewWriter = engine === 'sqlite' && options.sqliteFile && flushMs > 0 ? startViewWriter(options.sqliteFile, writeTurnOf(db)) : null;
+  // …and so are the checkpoints: that thread commits every 50 ms while anyone reads a record, so it reaches the
+  // 1,000 pages of WAL first; this thread checkpoints only past 10,000, when no view has been written for a long
+  // while (decision 0052).
+  if (viewWriter) await sql`pragma wal_autocheckpoint = ${sql.lit(SERVER_WAL_AUTOCHECKPOINT)}`.execute(db);
   const auditViews = createViewAuditQueue(db, {
     flushMs,
-    // SQLite: the groups are committed by a thread of their own, so their fsync never holds requests (decision 0017).
-    writer: engine === 'sqlite' && options.sqliteFile && flushMs > 0 ? startViewWriter(options.sqliteFile) : null,
+    writer: viewWriter,
     onError: (err) => app.log.error({ err }, 'audit views could not be written; retrying'),
   });
   app.decorate('auditViews', auditViews);

@@ -12,6 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { applySqlitePragmas } from '../db/sqlite-pragmas.js';
+import { WriteTurn } from '../db/write-turn.js';
 import { AUDIT_ROW_COLUMNS as COLUMNS, type NewAuditRow as ViewRow } from './audit.table.js';
 
 interface Request {
@@ -32,17 +33,23 @@ export interface ViewWriter {
  * this module itself, loaded through tsx's loader registered inside the thread (a loader of the main thread does
  * not reach worker threads on Node 20).
  */
-function startWorker(file: string): Worker {
+function startWorker(data: WriterData): Worker {
   const here = fileURLToPath(import.meta.url);
   const bundled = path.join(path.dirname(here), 'audit-writer.js');
-  if (!here.endsWith('.ts') && existsSync(bundled)) return new Worker(bundled, { workerData: { file } });
+  if (!here.endsWith('.ts') && existsSync(bundled)) return new Worker(bundled, { workerData: data });
   const tsx = import.meta.resolve('tsx/esm/api');
   const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(pathToFileURL(here).href)}); })`;
-  return new Worker(boot, { eval: true, workerData: { file } });
+  return new Worker(boot, { eval: true, workerData: data });
 }
 
-export function startViewWriter(file: string): ViewWriter {
-  const worker = startWorker(file);
+/** What the worker is started with: the file, and the write turn it shares with the server's thread (decision 0052). */
+interface WriterData {
+  file: string;
+  turn: SharedArrayBuffer | null;
+}
+
+export function startViewWriter(file: string, turn?: WriteTurn): ViewWriter {
+  const worker = startWorker({ file, turn: turn?.buffer ?? null });
   const waiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
   let next = 0;
   let failure: Error | null = null;
@@ -83,7 +90,9 @@ export function startViewWriter(file: string): ViewWriter {
 
 if (!isMainThread && parentPort && (workerData as { file?: unknown } | null)?.file) {
   const port = parentPort;
-  const db = new SQLite((workerData as { file: string }).file);
+  const data = workerData as WriterData;
+  const db = new SQLite(data.file);
+  const turn = data.turn ? new WriteTurn(data.turn) : null;
   // The server connection's pragmas; it only appends: 2 MB of page cache (better-sqlite3's default is 16 MB,
   // which it filled as the file grew, with pages it never reads again; decision 0022).
   applySqlitePragmas(db, { cacheKb: 2000 });
@@ -92,11 +101,17 @@ if (!isMainThread && parentPort && (workerData as { file?: unknown } | null)?.fi
     for (const row of rows) insert.run(COLUMNS.map((c) => row[c]));
   });
   port.on('message', (request: Request) => {
+    // Blocks this thread only, while the server's thread holds the turn for a group of its own.
+    const held = turn?.takeForWriter() ?? false;
+    let reply: Reply;
     try {
       writeAll(request.rows);
-      port.postMessage({ id: request.id, ok: true } satisfies Reply);
+      reply = { id: request.id, ok: true };
     } catch (err) {
-      port.postMessage({ id: request.id, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies Reply);
+      reply = { id: request.id, ok: false, error: err instanceof Error ? err.message : String(err) };
+    } finally {
+      if (held) turn!.release();
     }
+    port.postMessage(reply);
   });
 }

@@ -5,6 +5,7 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, ty
 import pg from 'pg';
 import type { Database } from './database.js';
 import { applySqlitePragmas } from './sqlite-pragmas.js';
+import { setWriteTurn, WriteTurn } from './write-turn.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -37,6 +38,8 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
     // (decision 0022).
     applySqlitePragmas(sqlite, { cacheKb: 8000 });
     const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }) });
+    // Shared with the audit writer's thread, which writes the same file; inTransaction waits for it (decision 0052).
+    if (file !== ':memory:') setWriteTurn(db, new WriteTurn());
     return {
       db,
       engine: 'sqlite',

@@ -12,3 +12,10 @@ export function applySqlitePragmas(sqlite: SQLite.Database, options: { cacheKb: 
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma(`cache_size = -${options.cacheKb}`);
 }
+
+/**
+ * WAL pages past which the server's connection checkpoints when the audit writer's thread runs beside it (SQLite's
+ * default, 1,000, stays on that thread's connection, which commits far more often): the copy to the database file
+ * and its fsync then happen on that thread, not on the one that answers requests (decision 0052).
+ */
+export const SERVER_WAL_AUTOCHECKPOINT = 10_000;

@@ -1,6 +1,7 @@
 import type { ControlledTransaction } from 'kysely';
 import { isPostgres, type Database, type Db, type Trx } from './database.js';
 import { isTransientConflict } from './errors.js';
+import { writeTurnOf } from './write-turn.js';
 
 /** Attempts in all before a conflict is reported as an error (it then answers 503, nothing half-done). */
 export const TRANSACTION_ATTEMPTS = 4;
@@ -78,7 +79,22 @@ class GroupCommitter {
     }
   }
 
+  /**
+   * The group waits for the file's write turn (decision 0052) before it takes the connection and begins: while a
+   * group of views is being committed by the audit writer's thread, this thread waits as a promise (reads go on),
+   * not asleep inside BEGIN IMMEDIATE with every request in flight held behind it.
+   */
   private async commitGroup(group: Pending[]): Promise<void> {
+    const turn = writeTurnOf(this.db);
+    const held = turn !== undefined && (await turn.takeForServer());
+    try {
+      await this.commitGroupInTurn(group);
+    } finally {
+      if (held) turn.release();
+    }
+  }
+
+  private async commitGroupInTurn(group: Pending[]): Promise<void> {
     let trx: ControlledTransaction<Database>;
     try {
       trx = await this.db.startTransaction().execute();

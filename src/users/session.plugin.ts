@@ -8,6 +8,7 @@ import {
   touchSession,
 } from './session.repository.js';
 import { needsTouch, sessionState } from './session.rules.js';
+import { inTransaction } from '../db/transaction.js';
 import { clearSessionCookie, SESSION_COOKIE, sessionCookieOptions } from '../web/session-cookie.js';
 
 const hashId = (token: string): string => createHash('sha256').update(token).digest('hex');
@@ -33,12 +34,13 @@ export const sessionPlugin = fp(async (app: FastifyInstance) => {
     const now = clock.now();
     const state = sessionState(session, now, config.sessionIdleMinutes, config.sessionAbsoluteHours);
     if (state !== 'valid') {
-      await deleteSession(db, idHash);
+      await inTransaction(db, (trx) => deleteSession(trx, idHash));
       clearSessionCookie(reply);
       reply.flash('info', 'Su sesión terminó por inactividad o por tiempo. Inicie sesión de nuevo.');
       return;
     }
-    if (needsTouch(session.lastSeenAt, now)) await touchSession(db, idHash, now.toISOString());
+    // Writes go through inTransaction, which waits for the file's write turn as a promise (decision 0052).
+    if (needsTouch(session.lastSeenAt, now)) await inTransaction(db, (trx) => touchSession(trx, idHash, now.toISOString()));
     request.user = session.user;
     request.sessionIdHash = idHash;
   });
@@ -48,14 +50,16 @@ export const sessionPlugin = fp(async (app: FastifyInstance) => {
 export async function startSession(request: FastifyRequest, reply: FastifyReply, userId: number): Promise<void> {
   const { db, clock, config } = request.server.deps;
   const old = request.cookies[SESSION_COOKIE];
-  if (old) await deleteSession(db, hashId(old));
   const token = randomBytes(32).toString('base64url');
-  await insertSession(db, {
-    idHash: hashId(token),
-    userId,
-    now: clock.now().toISOString(),
-    ip: request.ip ?? null,
-    userAgent: (request.headers['user-agent'] ?? '').slice(0, 300) || null,
+  await inTransaction(db, async (trx) => {
+    if (old) await deleteSession(trx, hashId(old));
+    await insertSession(trx, {
+      idHash: hashId(token),
+      userId,
+      now: clock.now().toISOString(),
+      ip: request.ip ?? null,
+      userAgent: (request.headers['user-agent'] ?? '').slice(0, 300) || null,
+    });
   });
   reply.setCookie(SESSION_COOKIE, token, sessionCookieOptions(config.isProduction));
   // The tokens of the pages seen before login stop working: a new CSRF secret, bound to the new session.
@@ -64,7 +68,8 @@ export async function startSession(request: FastifyRequest, reply: FastifyReply,
 }
 
 export async function endSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  if (request.sessionIdHash) await deleteSession(request.server.deps.db, request.sessionIdHash);
+  const idHash = request.sessionIdHash;
+  if (idHash) await inTransaction(request.server.deps.db, (trx) => deleteSession(trx, idHash));
   request.user = null;
   request.sessionIdHash = null;
   clearSessionCookie(reply);
