@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { afterEach, describe, test } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +11,12 @@ import { writeTurnOf, WriteTurn } from './write-turn.js';
 
 // Another thread holding the turn as `who` (1: the server's, 2: the writer's) for `holdMs`, written with the bare
 // protocol (0 free), so each side of WriteTurn is checked against the other thread's view of the cell.
+/** Threads a test started: ended after each test, whatever its outcome (a live one keeps the process waiting). */
+const running: Worker[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((w) => w.terminate()));
+});
+
 function holdInAnotherThread(turn: WriteTurn, who: 1 | 2, holdMs: number): Promise<Worker> {
   const worker = new Worker(
     `const { parentPort, workerData } = require('node:worker_threads');
@@ -22,8 +28,7 @@ function holdInAnotherThread(turn: WriteTurn, who: 1 | 2, holdMs: number): Promi
      parentPort.postMessage('released');`,
     { eval: true, workerData: { buffer: turn.buffer, who, holdMs } },
   );
-  // Never keeps the test's process alive, even when an assertion fails before it is ended.
-  worker.unref();
+  running.push(worker);
   return new Promise((resolve, reject) => {
     worker.once('message', () => resolve(worker));
     worker.once('error', reject);
@@ -33,7 +38,7 @@ function holdInAnotherThread(turn: WriteTurn, who: 1 | 2, holdMs: number): Promi
 describe('the write turn of a SQLite file, between the server thread and the audit writer thread (decision 0052)', () => {
   test("the server's thread waits for the writer's group as a promise: its event loop goes on meanwhile", async () => {
     const turn = new WriteTurn();
-    const worker = await holdInAnotherThread(turn, 2, 200);
+    await holdInAnotherThread(turn, 2, 200);
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 10);
     const started = performance.now();
@@ -49,17 +54,15 @@ describe('the write turn of a SQLite file, between the server thread and the aud
     turn.release();
     assert.equal(writerSide.takeForWriter(), true);
     writerSide.release();
-    await worker.terminate();
   });
 
   test("the writer's thread waits (blocked, on its own thread) while the server's thread holds the turn", async () => {
     const turn = new WriteTurn();
-    const worker = await holdInAnotherThread(turn, 1, 150);
+    await holdInAnotherThread(turn, 1, 150);
     const started = performance.now();
     assert.equal(turn.takeForWriter(), true);
     assert.ok(performance.now() - started >= 100);
     turn.release();
-    await worker.terminate();
   });
 
   test("a writer's thread that always has a next group lets a waiting server go first", async () => {
@@ -67,7 +70,7 @@ describe('the write turn of a SQLite file, between the server thread and the aud
     const here = import.meta.url;
     const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((api) => { api.register(); return import(${JSON.stringify(new URL('./write-turn.writer-loop.ts', here).href)}); })`;
     const worker = new Worker(boot, { eval: true, workerData: { buffer: turn.buffer, holdMs: 20, times: 100 } });
-    worker.unref();
+    running.push(worker);
     const done = new Promise<void>((resolve, reject) => {
       worker.on('message', (m) => m === 'done' && resolve());
       worker.once('error', reject);
@@ -85,27 +88,24 @@ describe('the write turn of a SQLite file, between the server thread and the aud
     // Each wait is about one of the writer's holds (20 ms), not the writer's whole run of 100 (2 s).
     assert.ok(Math.max(...waits) < 500, `waits of ${waits.map((w) => w.toFixed(0)).join(', ')} ms`);
     await done;
-    await worker.terminate();
   });
 
   test('a turn never given back (a thread that died holding it) is given up after the timeout, not waited for forever', async () => {
     const turn = new WriteTurn(undefined, 100);
-    const worker = await holdInAnotherThread(turn, 2, 600_000);
+    await holdInAnotherThread(turn, 2, 600_000);
     const started = performance.now();
     assert.equal(await turn.takeForServer(), false);
     assert.ok(performance.now() - started >= 90);
-    await worker.terminate();
   });
 
   test("the server's changes (inTransaction) wait for the writer's turn as a promise; reads go on meanwhile", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'somno-turn-'));
     const handle = openDatabase(`sqlite:${path.join(dir, 'turn.sqlite')}`);
-    const workers: Worker[] = [];
     try {
       const db = handle.db;
       await sql`create table turn_probe (x integer)`.execute(db);
       const turn = writeTurnOf(db)!;
-      workers.push(await holdInAnotherThread(turn, 2, 200));
+      await holdInAnotherThread(turn, 2, 200);
       let ticks = 0;
       const ticker = setInterval(() => ticks++, 10);
       const started = performance.now();
@@ -124,7 +124,6 @@ describe('the write turn of a SQLite file, between the server thread and the aud
       assert.equal(new WriteTurn(turn.buffer, 10).takeForWriter(), true);
       turn.release();
     } finally {
-      await Promise.all(workers.map((w) => w.terminate()));
       await handle.close();
       rmSync(dir, { recursive: true, force: true });
     }
