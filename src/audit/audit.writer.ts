@@ -8,11 +8,12 @@
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { applySqlitePragmas } from '../db/sqlite-pragmas.js';
 import { WriteTurn } from '../db/write-turn.js';
+import { workerFromSources } from '../shared/tsx-worker.js';
 import { AUDIT_ROW_COLUMNS as COLUMNS, type NewAuditRow as ViewRow } from './audit.table.js';
 
 interface Request {
@@ -37,9 +38,7 @@ function startWorker(data: WriterData): Worker {
   const here = fileURLToPath(import.meta.url);
   const bundled = path.join(path.dirname(here), 'audit-writer.js');
   if (!here.endsWith('.ts') && existsSync(bundled)) return new Worker(bundled, { workerData: data });
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(pathToFileURL(here).href)}); })`;
-  return new Worker(boot, { eval: true, workerData: data });
+  return workerFromSources(import.meta.url, { workerData: data });
 }
 
 /** What the worker is started with: the file, and the write turn it shares with the server's thread (decision 0052). */

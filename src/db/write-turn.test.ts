@@ -7,6 +7,7 @@ import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { openDatabase } from './connection.js';
 import { inTransaction } from './transaction.js';
+import { workerFromSources } from '../shared/tsx-worker.js';
 import { writeTurnOf, WriteTurn } from './write-turn.js';
 
 // Another thread holding the turn as `who` (1: the server's, 2: the writer's) for `holdMs`, written with the bare
@@ -67,9 +68,7 @@ describe('the write turn of a SQLite file, between the server thread and the aud
 
   test("a writer's thread that always has a next group lets a waiting server go first", async () => {
     const turn = new WriteTurn();
-    const here = import.meta.url;
-    const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((api) => { api.register(); return import(${JSON.stringify(new URL('./write-turn.writer-loop.ts', here).href)}); })`;
-    const worker = new Worker(boot, { eval: true, workerData: { buffer: turn.buffer, holdMs: 20, times: 100 } });
+    const worker = workerFromSources(new URL('./write-turn.writer-loop.ts', import.meta.url).href, { workerData: { buffer: turn.buffer, holdMs: 20, times: 100 } });
     running.push(worker);
     const done = new Promise<void>((resolve, reject) => {
       worker.on('message', (m) => m === 'done' && resolve());
