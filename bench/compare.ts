@@ -1,4 +1,5 @@
 // npm run bench:compare -- --base DIR [--base-database URL] [--database URL] [--rounds N] [--duration S] [--only a,b]
+//                          [--instructions [--requests N]]
 //
 // The code of this checkout against another checkout of the project (`--base`, with its own node_modules and the
 // bench harness of issue 6 or later), each serving its own copy of the same generated data, both servers up at
@@ -6,8 +7,15 @@
 // of a shared machine falls on both. GETs of one path are driven by wrk (bench/wrk.ts), creates by autocannon;
 // for each run: requests a second, p99 and the server's CPU time per request. Prints medians and their ratios, and
 // writes every run to bench/results/<date>-compare.json. SQLite databases only: a create writes to them.
+//
+// `--instructions`: both servers run under valgrind's callgrind, and each run counts the instructions the server
+// executes (every thread) for `--requests` requests, 4 at a time; a page's first round warms up with twice as many
+// first. Instruction counts do not move with the machine's speed, as seconds do here by ±20 % and more (decision
+// 0053); they leave out the kernel's share (sending the bytes, ~5 µs a KB here), so the bytes a response carries
+// are printed beside them. About 50 times slower than the server runs natively.
 
 import { execFileSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +23,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { BENCH_PASSWORD, BENCH_USERNAME, databaseUrlFrom, fail } from './common.js';
 import { patientFormBody } from './scenarios.js';
-import { cpuSecondsOf } from './server.js';
+import { buildOf, cpuSecondsOf, SERVER_HOST, startServer } from './server.js';
 import { runWrk } from './wrk.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -45,30 +53,57 @@ interface Side {
   stop: () => Promise<void>;
 }
 
-async function start(label: Side['label'], root: string, url: string): Promise<Side> {
-  // Each checkout's own harness starts its own server (its build, its flags).
+// Instrumentation starts off (the server starts, migrates and logs in at valgrind's lighter pace) and is switched
+// on before the first request counted; the profile itself is not kept.
+const CALLGRIND = ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--callgrind-out-file=/dev/null'];
+// V8 compiles and collects on the main thread: under valgrind's serialized threads, a background compile lands at a
+// different request from run to run, and the counts with it.
+const COUNTED_NODE_FLAGS = ['--single-threaded'];
+
+// valgrind names its control pipes after $HOST, which for the server is its listening address.
+const callgrindControl = (pid: number, ...args: string[]): string =>
+  execFileSync('callgrind_control', [...args, String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, HOST: SERVER_HOST } });
+
+/** Instructions the process has executed since its counters were last zeroed, every thread. */
+function instructionsOf(pid: number): number {
+  let total = 0;
+  for (const m of callgrindControl(pid, '-e', 'Ir').matchAll(/^\s*Th\s+\d+\s+([\d,]+)\s*$/gm)) total += Number(m[1]!.replace(/,/g, ''));
+  if (total === 0) fail(`callgrind_control gave no instruction count for process ${pid}`);
+  return total;
+}
+
+async function start(label: Side['label'], root: string, url: string, instructions: boolean): Promise<Side> {
+  // Each checkout's own harness starts its own server (its build, its flags); under callgrind this harness starts
+  // it, with that checkout's build and flags.
   const harness = await import(path.join(root, 'bench', 'server.ts'));
-  const server = await harness.startServer(url, path.join(ROOT, 'bench', 'results', `compare-${label}-server.log`));
+  const log = path.join(ROOT, 'bench', 'results', `compare-${label}-server.log`);
+  const server = instructions
+    ? await startServer(url, log, { build: await buildOf(root), wrapper: CALLGRIND, nodeFlags: COUNTED_NODE_FLAGS, readyWithinMs: 600_000 })
+    : await harness.startServer(url, log);
   const session = new harness.Session(server.base);
   await session.login(BENCH_USERNAME, BENCH_PASSWORD);
   await session.request('GET', '/patients/create/');
+  if (instructions) callgrindControl(server.pid, '--instr=on');
   return { label, base: server.base, pid: server.pid, cookie: () => session.cookieHeader(), csrf: () => session.csrfToken, stop: () => server.stop() };
 }
 
-// A birth date of its own for each created patient (40,000 days from 1910), so no create meets a similar person
-// and both versions take the same path (the code before issue 17 knows no «es otra persona»).
-let created = 0;
+// A birth date of its own for each created patient (40,000 days from 1910) and a surname of this run's own, so no
+// create meets a similar person and both versions take the same path (the code before issue 17 knows no «es otra
+// persona»). Documentos from a random start, so that a second run on the same databases meets none of the first.
+let created = randomInt(0, 90_000) * 1_000;
+const runSurname = `Peña ${Array.from({ length: 8 }, () => String.fromCharCode(97 + randomInt(0, 26))).join('')}`;
 const createBody = (side: Side): string => {
   const n = created++;
-  return patientFormBody(side.csrf(), String(700_000_000 + n), new Date(Date.UTC(1910, 0, 1) + (n % 40_000) * 86_400_000).toISOString().slice(0, 10));
+  const born = new Date(Date.UTC(1910, 0, 1) + (n % 40_000) * 86_400_000).toISOString().slice(0, 10);
+  return patientFormBody(side.csrf(), String(700_000_000 + n), born, { apellido: runSurname });
 };
 
-interface Run {
+type Run = {
   rps: number;
   p99: number;
   cpuUs: number;
   failed: number;
-}
+};
 
 async function runOnce(side: Side, page: string, seconds: number): Promise<Run> {
   const before = cpuSecondsOf(side.pid);
@@ -88,7 +123,7 @@ async function runOnce(side: Side, page: string, seconds: number): Promise<Run> 
     p99 = res.latency.p99;
     failed = res['2xx'] + res['4xx'] + res['5xx'] + res.errors + res.timeouts;
   } else {
-    const w = await runWrk(side.base + page, { seconds, connections: 32, headers: { cookie: side.cookie() }, expect: 200 });
+    const w = await runWrk(side.base, [page], { seconds, connections: 32, headers: { cookie: side.cookie() }, expect: 200 });
     requests = w.expected;
     wall = w.seconds;
     p99 = w.p99Ms;
@@ -97,6 +132,37 @@ async function runOnce(side: Side, page: string, seconds: number): Promise<Run> 
   await new Promise((r) => setTimeout(r, 500));
   return { rps: requests / wall, p99, cpuUs: ((cpuSecondsOf(side.pid) - before) * 1e6) / Math.max(1, requests), failed };
 }
+
+type Count = {
+  instructions: number;
+  bytes: number;
+  failed: number;
+};
+
+/** `amount` requests of one page, 4 at a time: the responses expected, the others, and the bytes received. */
+async function load(side: Side, page: string, amount: number): Promise<{ answered: number; failed: number; bytes: number }> {
+  const request =
+    page === 'create'
+      ? { method: 'POST' as const, path: '/patients/create/', headers: { cookie: side.cookie(), 'content-type': 'application/x-www-form-urlencoded' }, setupRequest: (r: any) => ({ ...r, body: createBody(side) }) }
+      : { method: 'GET' as const, path: page, headers: { cookie: side.cookie() } };
+  const res = await new Promise<autocannon.Result>((resolve, reject) =>
+    autocannon({ url: side.base, connections: 4, amount, timeout: 120, requests: [request] }, (err, r) => (err ? reject(err) : resolve(r))),
+  );
+  const answered = page === 'create' ? res['3xx'] : res['2xx'];
+  return { answered, failed: res.requests.total - answered + res.errors + res.timeouts, bytes: res.throughput.total };
+}
+
+async function countOnce(side: Side, page: string, requests: number, warmUp: number): Promise<Count> {
+  const warm = warmUp > 0 ? await load(side, page, warmUp) : { failed: 0 };
+  await sleep(1000);
+  callgrindControl(side.pid, '--zero');
+  const counted = await load(side, page, requests);
+  // Read at once: an idle server's timers would be counted too. (The audit writer's thread records the views a
+  // moment after they are served: at most its last group is left out.)
+  return { instructions: instructionsOf(side.pid) / Math.max(1, counted.answered), bytes: counted.bytes / Math.max(1, counted.answered), failed: warm.failed + counted.failed };
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -109,47 +175,66 @@ async function main(): Promise<void> {
       base: { type: 'string' },
       'base-database': { type: 'string' },
       database: { type: 'string' },
-      rounds: { type: 'string', default: '5' },
+      rounds: { type: 'string' },
       duration: { type: 'string', default: '4' },
       only: { type: 'string' },
+      instructions: { type: 'boolean', default: false },
+      requests: { type: 'string', default: '300' },
     },
   });
-  if (!args.base) fail('Uso: npm run bench:compare -- --base DIR [--base-database URL] [--database URL] [--rounds N] [--duration S] [--only a,b]');
+  if (!args.base) fail('Uso: npm run bench:compare -- --base DIR [--base-database URL] [--database URL] [--rounds N] [--duration S] [--only a,b] [--instructions [--requests N]]');
   const url = databaseUrlFrom(args.database);
   const baseUrl = args['base-database'] ?? url;
   if (baseUrl === url) fail('the base needs a database of its own (--base-database): creates write to it, and its schema may differ');
-  const rounds = Number(args.rounds);
+  const instructions = args.instructions;
+  // Instruction counts repeat from one run to the next: two rounds show it.
+  const rounds = Number(args.rounds ?? (instructions ? 2 : 5));
   const seconds = Number(args.duration);
+  const requests = Number(args.requests);
   const pages = args.only ? args.only.split(',') : PAGES;
-  const sides = [await start('base', path.resolve(args.base), baseUrl), await start('this', ROOT, url)];
-  const runs: Record<string, Record<Side['label'], Run[]>> = {};
+  const sides = [await start('base', path.resolve(args.base), baseUrl, instructions), await start('this', ROOT, url, instructions)];
+  // What each run measures, and how its columns print.
+  const columns: { key: string; title: string; digits: number }[] = instructions
+    ? [
+        { key: 'instructions', title: 'instructions/req', digits: 0 },
+        { key: 'bytes', title: 'bytes/response', digits: 0 },
+      ]
+    : [
+        { key: 'rps', title: 'req/s', digits: 0 },
+        { key: 'cpuUs', title: 'cpu µs/req', digits: 0 },
+        { key: 'p99', title: 'p99 ms', digits: 1 },
+      ];
+  // Counted runs warm up before a page's first round only (twice the requests counted): later rounds find it warm.
+  const measure = (side: Side, page: string, round: number): Promise<Record<string, number>> =>
+    instructions ? countOnce(side, page, requests, round === 0 ? 2 * requests : 0) : runOnce(side, page, seconds);
+  const runs: Record<string, Record<Side['label'], Record<string, number>[]>> = {};
   let failures = 0;
   try {
-    console.log(`${'page'.padEnd(44)} ${'req/s base → this'.padStart(20)} ${'cpu µs/req base → this'.padStart(24)} ${'p99 ms base → this'.padStart(20)}`);
+    console.log(`${'page'.padEnd(44)} ${columns.map((c) => `${c.title} base → this`.padStart(36)).join(' ')}`);
     for (const page of pages) {
       runs[page] = { base: [], this: [] };
-      if (page !== 'create') for (const side of sides) await runOnce(side, page, 1);
+      if (page !== 'create' && !instructions) for (const side of sides) await runOnce(side, page, 1);
       for (let r = 0; r < rounds; r++) {
         for (const side of r % 2 === 0 ? sides : [...sides].reverse()) {
-          const run = await runOnce(side, page, seconds);
-          failures += run.failed;
+          const run = await measure(side, page, r);
+          failures += run.failed!;
           runs[page]![side.label].push(run);
         }
       }
-      const m = (label: Side['label'], key: keyof Run) => median(runs[page]![label].map((x) => x[key]));
+      const m = (label: Side['label'], key: string) => median(runs[page]![label].map((x) => x[key]!));
       const pct = (a: number, b: number) => `${b >= a ? '+' : ''}${(((b - a) / a) * 100).toFixed(1)} %`;
-      console.log(
-        `${page.padEnd(44)} ${`${m('base', 'rps').toFixed(0)} → ${m('this', 'rps').toFixed(0)}`.padStart(14)} ${pct(m('base', 'rps'), m('this', 'rps')).padStart(8)}` +
-          ` ${`${m('base', 'cpuUs').toFixed(0)} → ${m('this', 'cpuUs').toFixed(0)}`.padStart(14)} ${pct(m('base', 'cpuUs'), m('this', 'cpuUs')).padStart(9)}` +
-          ` ${`${m('base', 'p99').toFixed(1)} → ${m('this', 'p99').toFixed(1)}`.padStart(20)}`,
-      );
+      const cells = columns.map((c) => {
+        const [a, b] = [m('base', c.key), m('this', c.key)];
+        return `${a.toFixed(c.digits)} → ${b.toFixed(c.digits)} ${pct(a, b).padStart(9)}`.padStart(36);
+      });
+      console.log(`${page.padEnd(44)} ${cells.join(' ')}`);
     }
   } finally {
     for (const side of sides) await side.stop();
   }
-  const out = path.join(ROOT, 'bench', 'results', `${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}-compare.json`);
+  const out = path.join(ROOT, 'bench', 'results', `${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}-compare${instructions ? '-instructions' : ''}.json`);
   const commitOf = (dir: string) => execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-  writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), base: commitOf(path.resolve(args.base)), this: commitOf(ROOT), rounds, seconds, runs }, null, 2));
+  writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), base: commitOf(path.resolve(args.base)), this: commitOf(ROOT), rounds, ...(instructions ? { requests } : { seconds }), runs }, null, 2));
   console.log(`medians of ${rounds} runs each, alternated; every run in ${path.relative(ROOT, out)}`);
   if (failures > 0) fail(`${failures} requests failed or answered an unexpected status`);
 }

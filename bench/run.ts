@@ -2,11 +2,12 @@
 //                  [--compare-small] [--small-database URL] [--label NAME] [--load-generator auto|autocannon]
 //
 // Starts the application in production mode (one process) on a database made by `npm run bench:data`, logs in
-// as 'bench', drives each scenario with wrk (a GET of one path, when Debian's wrk is installed; bench/wrk.ts) or
-// autocannon (everything else, or all with --load-generator autocannon), measures the server's CPU per request, samples the server's RSS, prints one table, then the mixed
-// scenario (every read page while another client writes at 5 and at 20 changes a second: bench/mixed.ts, one
-// table per rate; `--only mixed` runs it alone, `--only mixed,dashboard` for the pages named only), and writes
-// the figures to bench/results/<date>-<engine>.json. Exits non-zero when any request failed.
+// as 'bench', drives each scenario with wrk (GETs of one path or of a list of paths in turn, when Debian's wrk is
+// installed; bench/wrk.ts) or autocannon (everything else, or all with --load-generator autocannon), measures the
+// server's CPU per request, samples the server's RSS, prints one table, then the mixed scenario (every read page
+// while another client writes at 5 and at 20 changes a second: bench/mixed.ts, one table per rate; `--only mixed`
+// runs it alone, `--only mixed,dashboard` for the pages named only), and writes the figures to
+// bench/results/<date>-<engine>.json. Exits non-zero when any request failed.
 
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -76,7 +77,7 @@ interface Options {
   connections: number;
   warmup: number;
   capitaDownloads: number;
-  /** wrk for the scenarios that GET one fixed path (when installed), autocannon for the rest */
+  /** wrk for the scenarios that GET fixed paths (when installed), autocannon for the rest */
   generator: 'auto' | 'autocannon';
 }
 
@@ -109,7 +110,7 @@ async function cannon(
         timeout: 10,
         headers,
         setupClient: (client: any) => client.on('request', () => sent++),
-        requests: scenario.fixedPath !== undefined ? [{ method: 'GET', path: scenario.fixedPath }] : [
+        requests: scenario.getPaths?.length === 1 ? [{ method: 'GET', path: scenario.getPaths[0]! }] : [
           {
             setupRequest: (req: any) => {
               const r = scenario.next();
@@ -140,15 +141,15 @@ async function cannon(
 
 type LoadRun = Awaited<ReturnType<typeof cannon>> & { p50?: number; p99?: number; generator: string };
 
-/** One run of load: wrk where it can serve (a GET of one path, wrk installed), else autocannon. */
+/** One run of load: wrk where it can serve (GETs of fixed paths, wrk installed), else autocannon. */
 async function load(
   base: string,
   session: Session,
   scenario: Scenario,
   opts: { seconds: number; connections: number; amount?: number; generator: Options['generator'] },
 ): Promise<LoadRun> {
-  if (opts.generator === 'auto' && scenario.fixedPath !== undefined && opts.amount === undefined && useWrk()) {
-    const run = await runWrk(base + scenario.fixedPath, { seconds: opts.seconds, connections: opts.connections, headers: { cookie: session.cookieHeader() }, expect: scenario.expect });
+  if (opts.generator === 'auto' && scenario.getPaths !== undefined && opts.amount === undefined && useWrk()) {
+    const run = await runWrk(base, scenario.getPaths, { seconds: opts.seconds, connections: opts.connections, headers: { cookie: session.cookieHeader() }, expect: scenario.expect });
     await drain(base);
     const codes: Record<string, number> = { ...run.others };
     if (run.expected > 0) codes[String(scenario.expect)] = run.expected;
@@ -323,7 +324,7 @@ function printTable(title: string, results: ScenarioResult[], capita: CapitaResu
       );
     }
   }
-  if (results.some((r) => r.generator === 'wrk')) console.log('w: load from wrk (a GET of one path); the rest from autocannon');
+  if (results.some((r) => r.generator === 'wrk')) console.log('w: load from wrk (GETs of fixed paths); the rest from autocannon');
   console.log(`server peak RSS: ${peakRssMb.toFixed(0)} MB  target ≤250 MB ${peakRssMb <= 250 ? 'met' : 'MISS'}`);
 }
 

@@ -28,8 +28,11 @@ export interface Scenario {
   expect: number;
   /** the next request; shared by all connections */
   next: () => Request;
-  /** a GET of this one path every time: autocannon then builds the request once instead of once a request */
-  fixedPath?: string;
+  /**
+   * GETs of these paths in turn, the same ones `next` gives (one path: that path every time): wrk can drive the
+   * scenario, and autocannon builds a lone path's request once instead of once a request
+   */
+  getPaths?: readonly string[];
   /** stop after this many requests (pools that can run out) */
   amount?: () => number;
   warmup?: boolean;
@@ -156,11 +159,15 @@ export function createPatientBody(f: Fixtures, csrfToken: string): string {
 export function scenarios(f: Fixtures, db: Kysely<any>, session: Session): Scenario[] {
   const listTarget = { p99: 25, rps: 1500 };
   const searchTarget = { p99: 40 };
-  const patientPaths = rotate(f.activeIds.map((id) => `/patients/${id}/`));
-  const examPaths = rotate(f.activeIds.map((id) => `/exams/${id}/`));
+  const patientPaths = f.activeIds.map((id) => `/patients/${id}/`);
+  const examPaths = f.activeIds.map((id) => `/exams/${id}/`);
+  const inTurn = (paths: readonly string[]) => {
+    const nextPath = rotate(paths);
+    return { next: () => get(nextPath()), getPaths: paths };
+  };
   const fixed = (p: string) => () => get(p);
   // Marks the list scenarios (all GETs of one path) so the load generator spends less of the shared CPU.
-  const fixedPaths = (items: Scenario[]) => items.map((s) => ({ ...s, fixedPath: s.next().path }));
+  const fixedPaths = (items: Scenario[]) => items.map((s) => ({ ...s, getPaths: [s.next().path] }));
 
   const createBody = (): string => createPatientBody(f, session.csrfToken);
 
@@ -209,9 +216,9 @@ export function scenarios(f: Fixtures, db: Kysely<any>, session: Session): Scena
   ];
   return [
     ...fixedPaths(list),
-    { key: 'detail', name: '/patients/<id>/', target: listTarget, expect: 200, next: () => get(patientPaths()) },
-    { key: 'exams', name: '/exams/<id>/', target: listTarget, expect: 200, next: () => get(examPaths()) },
-    { key: 'dashboard', name: '/dashboard/', target: { p99: 60 }, expect: 200, next: fixed('/dashboard/'), fixedPath: '/dashboard/' },
+    { key: 'detail', name: '/patients/<id>/', target: listTarget, expect: 200, ...inTurn(patientPaths) },
+    { key: 'exams', name: '/exams/<id>/', target: listTarget, expect: 200, ...inTurn(examPaths) },
+    { key: 'dashboard', name: '/dashboard/', target: { p99: 60 }, expect: 200, next: fixed('/dashboard/'), getPaths: ['/dashboard/'] },
     {
       key: 'create',
       name: 'POST /patients/create/',

@@ -7,9 +7,11 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildServer, SERVER_ENV, SERVER_NODE_FLAGS } from '../src/build/build-server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The address the server listens on (its HOST). */
+export const SERVER_HOST = '127.0.0.1';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -31,26 +33,51 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** A built server: its checkout, its bundle, and the flags and environment it runs with. */
+export interface ServerBuild {
+  root: string;
+  bundle: string;
+  nodeFlags: readonly string[];
+  env: Readonly<Record<string, string>>;
+}
+
+export interface ServerOptions {
+  /** another checkout's build (bench/compare.ts); this checkout's, built now, by default */
+  build?: ServerBuild;
+  /** a command the server runs under, e.g. valgrind and its options */
+  wrapper?: readonly string[];
+  /** node flags added to the build's own */
+  nodeFlags?: readonly string[];
+  readyWithinMs?: number;
+}
+
+/** Builds the server of the checkout at `root` with that checkout's own build script and flags. */
+export async function buildOf(root: string): Promise<ServerBuild> {
+  const build = await import(path.join(root, 'src', 'build', 'build-server.ts'));
+  return { root, bundle: await build.buildServer(), nodeFlags: build.SERVER_NODE_FLAGS, env: build.SERVER_ENV };
+}
+
 /**
  * The bundle `npm start` runs (`node … dist/server.js` with SERVER_NODE_FLAGS, built first; one process, so its RSS
  * is the server's own) with APP_ENV=production. Its output goes to `logFile`.
  */
-export async function startServer(databaseUrl: string, logFile: string): Promise<RunningServer> {
+export async function startServer(databaseUrl: string, logFile: string, options: ServerOptions = {}): Promise<RunningServer> {
   const port = await freePort();
   const log = openSync(logFile, 'w');
   // BENCH_SERVER_NODE_ARGS: extra node flags for the server, e.g. '--cpu-prof --cpu-prof-dir=DIR' to profile.
   const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const bundle = await buildServer();
-  const child: ChildProcess = spawn(process.execPath, [...extra, ...SERVER_NODE_FLAGS, bundle], {
-    cwd: ROOT,
+  const build = options.build ?? (await buildOf(ROOT));
+  const [command, ...wrapperArgs] = [...(options.wrapper ?? []), process.execPath];
+  const child: ChildProcess = spawn(command!, [...wrapperArgs, ...extra, ...(options.nodeFlags ?? []), ...build.nodeFlags, build.bundle], {
+    cwd: build.root,
     env: {
       ...process.env,
-      ...SERVER_ENV,
+      ...build.env,
       NODE_ENV: 'production',
       APP_ENV: 'production',
       SIGNING_SECRET: randomBytes(32).toString('hex'),
       ALLOWED_HOSTS: '127.0.0.1,localhost',
-      HOST: '127.0.0.1',
+      HOST: SERVER_HOST,
       PORT: String(port),
       DATABASE_URL: databaseUrl,
     },
@@ -64,8 +91,9 @@ export async function startServer(databaseUrl: string, logFile: string): Promise
       resolve(code);
     }),
   );
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  const base = `http://${SERVER_HOST}:${port}`;
+  const readyWithinMs = options.readyWithinMs ?? 60_000;
+  const deadline = Date.now() + readyWithinMs;
   let ready = false;
   while (Date.now() < deadline && !ready) {
     const done = await Promise.race([exited.then(() => true), sleep(100).then(() => false)]);
@@ -79,7 +107,7 @@ export async function startServer(databaseUrl: string, logFile: string): Promise
   }
   if (!ready) {
     child.kill('SIGKILL');
-    throw new Error(`the server did not answer /healthz within 60 s; see ${logFile}`);
+    throw new Error(`the server did not answer /healthz within ${readyWithinMs / 1000} s; see ${logFile}`);
   }
   return {
     base,

@@ -1,6 +1,7 @@
-// wrk (Debian's package) as the load generator for the scenarios that GET one fixed path: autocannon runs in
-// Node and tops out near 7,000 requests a second on this kind of machine, so above that it measures itself, and
-// on two shared cores it takes CPU from the server in proportion to the bytes it parses. wrk, in C, does not.
+// wrk (Debian's package) as the load generator for the scenarios that GET one fixed path, or a fixed list of paths
+// in turn (the record pages over many ids): autocannon runs in Node and tops out near 7,000 requests a second on
+// this kind of machine, so above that it measures itself, and on two shared cores it takes CPU from the server in
+// proportion to the bytes it parses. wrk, in C, does not.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,11 +27,17 @@ export interface WrkRun {
   others: Record<string, number>;
 }
 
-// Each wrk thread counts statuses in its own Lua state; `done` adds them up and prints one line to parse.
-const script = (expect: number) => `
+// Each wrk thread counts statuses in its own Lua state; `done` adds them up and prints one line to parse. With more
+// than one path, each thread requests them in turn, the second thread from the middle of the list.
+const script = (expect: number, paths: readonly string[]) => `
 local threads = {}
-function setup(thread) table.insert(threads, thread) end
+${paths.length > 1 ? `local paths = { ${paths.map((p) => JSON.stringify(p)).join(', ')} }` : ''}
+function setup(thread)
+  table.insert(threads, thread)
+  thread:set("turn", (#threads - 1) * ${Math.floor(paths.length / 2)})
+end
 function init(args) expected = 0; others = {} end
+${paths.length > 1 ? 'function request() turn = turn + 1; return wrk.format(nil, paths[turn % #paths + 1]) end' : ''}
 function response(status, headers, body)
   if status == ${expect} then expected = expected + 1 else others[status] = (others[status] or 0) + 1 end
 end
@@ -48,15 +55,21 @@ function done(summary, latency, requests)
 end
 `;
 
-/** GETs `url` for `seconds` over `connections` connections with the given headers. */
-export async function runWrk(url: string, opts: { seconds: number; connections: number; headers: Record<string, string>; expect: number }): Promise<WrkRun> {
+/** GETs `paths` of `base` in turn (one path: that path) for `seconds` over `connections` connections with the given headers. */
+export async function runWrk(
+  base: string,
+  paths: readonly string[],
+  opts: { seconds: number; connections: number; headers: Record<string, string>; expect: number },
+): Promise<WrkRun> {
+  if (paths.length === 0) throw new Error('runWrk: no path to request');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'somno-wrk-'));
   try {
     const file = path.join(dir, 'count.lua');
-    writeFileSync(file, script(opts.expect));
-    const args = ['-t', '2', '-c', String(opts.connections), '-d', `${opts.seconds}s`, '--timeout', '10s', '-s', file];
+    writeFileSync(file, script(opts.expect, paths));
+    // wrk takes whole seconds only (the --quick warm-up asks 0.5).
+    const args = ['-t', '2', '-c', String(opts.connections), '-d', `${Math.max(1, Math.round(opts.seconds))}s`, '--timeout', '10s', '-s', file];
     for (const [k, v] of Object.entries(opts.headers)) args.push('-H', `${k}: ${v}`);
-    args.push(url);
+    args.push(base + paths[0]);
     const out = await new Promise<string>((resolve, reject) => {
       const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let text = '';
