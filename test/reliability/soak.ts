@@ -16,8 +16,10 @@ const { values, positionals } = parseArgs({
 const seconds = Number(positionals[0] ?? process.env.RELIABILITY_SOAK_SECONDS ?? 600);
 const concurrency = Number(values.concurrency);
 const engine = values.engine === 'postgres' || values.engine === 'pg' ? 'postgres' : 'sqlite';
-if (!(seconds >= 10) || !(concurrency >= 1)) {
-  console.error('Uso: npm run reliability:soak -- [SEGUNDOS ≥ 10] [--engine sqlite|postgres] [--concurrency N]');
+// The warm-up takes at least 15 s and five windows of latencies follow it: a shorter run would have empty windows.
+const MIN_SECONDS = 30;
+if (!(seconds >= MIN_SECONDS) || !(concurrency >= 1)) {
+  console.error(`Uso: npm run reliability:soak -- [SEGUNDOS ≥ ${MIN_SECONDS}] [--engine sqlite|postgres] [--concurrency N]`);
   process.exit(2);
 }
 
