@@ -98,6 +98,14 @@ const createBody = (side: Side): string => {
   return patientFormBody(side.csrf(), String(700_000_000 + n), born, { apellido: runSurname });
 };
 
+/** autocannon's request for a create of `side`, each with a body of its own. */
+const createRequest = (side: Side) => ({
+  method: 'POST' as const,
+  path: '/patients/create/',
+  headers: { cookie: side.cookie(), 'content-type': 'application/x-www-form-urlencoded' },
+  setupRequest: (r: any) => ({ ...r, body: createBody(side) }),
+});
+
 type Run = {
   rps: number;
   p99: number;
@@ -113,7 +121,7 @@ async function runOnce(side: Side, page: string, seconds: number): Promise<Run> 
       autocannon(
         {
           url: side.base, connections: 32, duration: seconds,
-          requests: [{ method: 'POST', path: '/patients/create/', headers: { cookie: side.cookie(), 'content-type': 'application/x-www-form-urlencoded' }, setupRequest: (r: any) => ({ ...r, body: createBody(side) }) }],
+          requests: [createRequest(side)],
         },
         (err, r) => (err ? reject(err) : resolve(r)),
       ),
@@ -141,10 +149,7 @@ type Count = {
 
 /** `amount` requests of one page, 4 at a time: the responses expected, the others, and the bytes received. */
 async function load(side: Side, page: string, amount: number): Promise<{ answered: number; failed: number; bytes: number }> {
-  const request =
-    page === 'create'
-      ? { method: 'POST' as const, path: '/patients/create/', headers: { cookie: side.cookie(), 'content-type': 'application/x-www-form-urlencoded' }, setupRequest: (r: any) => ({ ...r, body: createBody(side) }) }
-      : { method: 'GET' as const, path: page, headers: { cookie: side.cookie() } };
+  const request = page === 'create' ? createRequest(side) : { method: 'GET' as const, path: page, headers: { cookie: side.cookie() } };
   const res = await new Promise<autocannon.Result>((resolve, reject) =>
     autocannon({ url: side.base, connections: 4, amount, timeout: 120, requests: [request] }, (err, r) => (err ? reject(err) : resolve(r))),
   );
@@ -187,7 +192,7 @@ async function main(): Promise<void> {
   const baseUrl = args['base-database'] ?? url;
   if (baseUrl === url) fail('the base needs a database of its own (--base-database): creates write to it, and its schema may differ');
   const instructions = args.instructions;
-  // Instruction counts repeat from one run to the next: two rounds show it.
+  // Counted rounds are slow; two by default. They still move with the garbage collector (decision 0053): pass more.
   const rounds = Number(args.rounds ?? (instructions ? 2 : 5));
   const seconds = Number(args.duration);
   const requests = Number(args.requests);
