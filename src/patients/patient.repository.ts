@@ -356,7 +356,7 @@ export interface PersonCandidate {
   fecha_nacimiento: string;
 }
 
-/** Patients born on any of the given dates (patients_birth_idx), a chunk of dates per statement. */
+/** Patients born on any of the given dates, a chunk of dates per statement: read from patients_birth_idx alone (migration 0120). */
 export async function findPeopleBornOn(db: Executor, dates: readonly string[]): Promise<PersonCandidate[]> {
   const unique = [...new Set(dates)];
   const out: PersonCandidate[] = [];

@@ -17,6 +17,7 @@ import { CompiledQuery, sql, type KyselyPlugin, type PluginTransformQueryArgs, t
 import { buildApp } from '../../src/app.js';
 import type { Db } from '../../src/db/database.js';
 import { createPatient } from '../../src/patients/patient.fixtures.js';
+import { findPeopleBornOn } from '../../src/patients/patient.repository.js';
 import { ENGINE, TestClient, TestClock, createTestDatabase, createUser, login, testConfig, type TestDatabase } from '../helpers.js';
 import type { FastifyInstance } from 'fastify';
 
@@ -218,6 +219,18 @@ describe(`query plans (engine=${ENGINE})`, () => {
       plans.map((p) => /from "(\w+)"/.exec(p.sql)?.[1]),
       ['sessions', 'table_versions'],
     );
+    // SQLite reads the versions' one page of rows instead of probing their key's index (decision 0055).
+    if (SQLITE) assert.deepEqual(plans[1]!.plan, ['SCAN table_versions']);
+  });
+
+  test('the duplicate-person check of a create is answered by the birth-date index alone', async () => {
+    capture.statements = [];
+    await findPeopleBornOn(db.withPlugin(capture), ['1980-01-01', '1981-02-03']);
+    const [statement] = capture.statements;
+    capture.statements = [];
+    const plan = await planOf(statement!);
+    // PostgreSQL may visit the table to check visibility; the index still holds every column read (migration 0120).
+    assert.ok(plan.some((line) => line.includes(SQLITE ? 'USING COVERING INDEX patients_birth_idx' : 'patients_birth_idx')), plan.join('\n'));
   });
 });
 

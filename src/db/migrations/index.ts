@@ -17,6 +17,7 @@ import * as patientVersions from './20261125_0080_patient_versions.js';
 import * as activePatientIds from './20261125_0090_active_patient_ids.js';
 import * as searchDocumentoKey from './20261125_0100_search_documento_key.js';
 import * as auditChangesBumpPatient from './20261125_0110_audit_changes_bump_patient.js';
+import * as birthIndexCovers from './20261125_0120_birth_index_covers_the_duplicate_check.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '20261125_0090_active_patient_ids': activePatientIds,
   '20261125_0100_search_documento_key': searchDocumentoKey,
   '20261125_0110_audit_changes_bump_patient': auditChangesBumpPatient,
+  '20261125_0120_birth_index_covers_the_duplicate_check': birthIndexCovers,
 };
