@@ -141,24 +141,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.removeAllContentTypeParsers();
   await app.register(formbody, { bodyLimit: 1024 * 1024, parser: parseFormBody });
 
-  // Multipart bodies only on the routes that ask for them (`config: { multipart: true }`: the spreadsheet
-  // import); anywhere else 415, as before. Registered before the CSRF check so the token field is read from the
-  // parsed body; the file is cut at MAX_IMPORT_BYTES by the parser itself (decision 0042).
-  app.addHook('onRequest', async (request, reply) => {
-    if (/^multipart\//i.test(request.headers['content-type'] ?? '') && !request.routeOptions.config?.multipart) {
-      return sendErrorPage(request, reply, 415);
-    }
-  });
-  await app.register(multipart, {
-    attachFieldsToBody: 'keyValues',
-    throwFileSizeLimit: false,
-    limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 5, fieldSize: 1000, parts: 6, headerPairs: 100 },
-    onFile: async (part: MultipartFile) => {
-      const data = await part.toBuffer();
-      (part as MultipartFile & { value: UploadedFile }).value = { filename: part.filename, data, truncated: part.file.truncated };
-    },
-  });
-
   registerErrorHandling(app);
   await app.register(cookie, { secret: config.signingSecret, hook: 'onRequest' });
   await app.register(securityPlugin);
@@ -198,10 +180,15 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     delete this.request.cookies[CSRF_COOKIE];
     this.generateCsrf({ userInfo: csrfUserInfo(this.request) });
   });
-  // After the body is parsed, so the form field can be read (a check in onRequest would refuse every form).
-  app.addHook('preValidation', (request, reply, done) => {
+  // After the body is parsed, so the form field can be read (a check in onRequest would refuse every form). The
+  // upload scope's routes are checked by that scope, after their multipart body is parsed (below).
+  const checkCsrf = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     if (!UNSAFE.has(request.method)) return done();
     return app.csrfProtection(request, reply, done);
+  };
+  app.addHook('preValidation', (request, reply, done) => {
+    if (request.routeOptions.config.uploadScope === true) return done();
+    return checkCsrf(request, reply, done);
   });
 
   await app.register(fastifyStatic, { root: publicDir, prefix: '/static/', index: false, maxAge: '1h' });
@@ -231,7 +218,33 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(patientRoutes, { prefix: '/patients' });
   await app.register(ingresoRoutes, { prefix: '/patients' });
   await app.register(fhirRoutes, { prefix: '/patients' });
-  await app.register(importRoutes, { prefix: '/patients/import' });
+  // Multipart bodies (the spreadsheet upload, decision 0042) are parsed only in a scope of their own: its parser and
+  // the multipart plugin's three hooks run for no other request (decision 0055), and any other route has no parser
+  // for them (415). The plugin parses the body in a preValidation hook, which runs after the application's own: the
+  // CSRF token, a field of that body, is checked by this scope after it, and the application's check leaves the
+  // scope's routes (marked by the scope itself) to it.
+  await app.register(async (uploads) => {
+    uploads.addHook('onRoute', (route) => {
+      route.config = { ...route.config, uploadScope: true };
+    });
+    // Within the scope, only the routes that ask for multipart (`config: { multipart: true }`) take it.
+    uploads.addHook('onRequest', async (request, reply) => {
+      if (/^multipart\//i.test(request.headers['content-type'] ?? '') && !request.routeOptions.config.multipart) {
+        return sendErrorPage(request, reply, 415);
+      }
+    });
+    await uploads.register(multipart, {
+      attachFieldsToBody: 'keyValues',
+      throwFileSizeLimit: false,
+      limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 5, fieldSize: 1000, parts: 6, headerPairs: 100 },
+      onFile: async (part: MultipartFile) => {
+        const data = await part.toBuffer();
+        (part as MultipartFile & { value: UploadedFile }).value = { filename: part.filename, data, truncated: part.file.truncated };
+      },
+    });
+    uploads.addHook('preValidation', checkCsrf);
+    await uploads.register(importRoutes, { prefix: '/patients/import' });
+  });
   await app.register(exportRoutes);
   await app.register(examRoutes, { prefix: '/exams' });
   return app;

@@ -30,6 +30,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route accepts multipart/form-data bodies (file uploads); every other route answers them 415. */
     multipart?: boolean;
+    /** Set by the upload scope (app.ts) on its own routes: that scope checks their CSRF token, after their body. */
+    uploadScope?: boolean;
   }
   interface FastifyInstance {
     deps: AppDeps;

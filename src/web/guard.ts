@@ -8,13 +8,17 @@ export const isPublicPath = (path: string): boolean => PUBLIC_PATHS.has(path) ||
 
 /** Every page but the public ones needs a logged-in user; others go to the login page and come back. */
 export const guardPlugin = fp(async (app: FastifyInstance) => {
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook: every request passes it, and an async hook costs each one a promise.
+  app.addHook('onRequest', (request, reply, done) => {
     const path = request.url.split('?')[0] ?? '/';
-    if (request.user || isPublicPath(path)) return;
-    if (path === '/') return reply.redirect('/users/login/', 302);
+    if (request.user || isPublicPath(path)) return done();
+    if (path === '/') {
+      reply.redirect('/users/login/', 302);
+      return;
+    }
     // Slashes stay readable, as Django writes it: /users/login/?next=/patients/
     const next = encodeURIComponent(request.url).replace(/%2F/g, '/');
-    return reply.redirect(`/users/login/?next=${next}`, 302);
+    reply.redirect(`/users/login/?next=${next}`, 302);
   });
 });
 

@@ -39,9 +39,10 @@ export const messagesPlugin = fp(async (app: FastifyInstance) => {
     return all;
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A callback hook: every response passes it, and an async hook costs each one a promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const state = states.get(reply);
-    if (!state) return payload;
+    if (!state) return done(null, payload);
     const opts = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure, signed: true };
     if (state.queued.length > 0) {
       const keep = state.consumed ? [] : decode(request.cookies[COOKIE], (v) => reply.unsignCookie(v));
@@ -50,7 +51,7 @@ export const messagesPlugin = fp(async (app: FastifyInstance) => {
     } else if (state.consumed && request.cookies[COOKIE]) {
       reply.clearCookie(COOKIE, opts);
     }
-    return payload;
+    done(null, payload);
   });
 });
 

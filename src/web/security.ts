@@ -39,16 +39,21 @@ export const securityPlugin = fp(async (app: FastifyInstance) => {
 
   if (config.isProduction) {
     const allowed = new Set(config.allowedHosts);
-    app.addHook('onRequest', async (request, reply) => {
+    // Callback hooks here and below: every request passes them, and an async hook costs each one a promise.
+    app.addHook('onRequest', (request, reply, done) => {
       const host = (request.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
-      if (!allowed.has(host)) return sendErrorPage(request, reply, 400, { text: 'Host no permitido.' });
+      if (!allowed.has(host)) {
+        sendErrorPage(request, reply, 400, { text: 'Host no permitido.' });
+        return;
+      }
+      done();
     });
   }
 
   // Every unsafe request, in every environment, comes from this site or a trusted origin (decision 0032).
   const trusted = new Set(config.trustedOrigins.map((o) => originOf(o) ?? o.toLowerCase()));
-  app.addHook('onRequest', async (request, reply) => {
-    if (!UNSAFE.has(request.method)) return;
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!UNSAFE.has(request.method)) return done();
     const own = originOf(`${request.protocol}://${request.headers.host ?? ''}`) ?? '';
     const verdict = judgeRequestOrigin(
       {
@@ -60,12 +65,16 @@ export const securityPlugin = fp(async (app: FastifyInstance) => {
       own,
       trusted,
     );
-    if (verdict !== 'ok') return sendCsrfRefusal(request, reply);
+    if (verdict !== 'ok') {
+      sendCsrfRefusal(request, reply);
+      return;
+    }
+    done();
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (!request.url.startsWith('/static/')) reply.header('Cache-Control', 'no-store');
-    return payload;
+    done(null, payload);
   });
 });
 
