@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { mesCapita } from '../ingresos/ingreso.rules.js';
 import { addDays, startOfDayUtc } from '../shared/dates.js';
-import { barChartGeometry, bucketOpenMonths, capitaReferenceDate, CHART, CHART_FRAMES, mesCapitaLowerBounds, monthRangeOf, niceMax, parseCapitaMonth, summarizeOpenGroups, tickValues } from './dashboard.rules.js';
+import { barChartGeometry, barInPixels, bucketOpenMonths, capitaReferenceDate, CHART, mesCapitaLowerBounds, monthRangeOf, niceMax, parseCapitaMonth, summarizeOpenGroups, tickValues } from './dashboard.rules.js';
 
 describe('month helpers', () => {
   test('monthRangeOf gives the half-open range and the last day', () => {
@@ -63,34 +63,46 @@ describe('chart geometry', () => {
     for (const max of [1, 2, 5, 10, 20, 50, 100, 500, 1000]) assert.ok(tickValues(max).every(Number.isInteger));
   });
 
-  test('bars stand on the baseline, proportional to their count, inside the drawing', () => {
+  test('bars stand on the baseline, proportional to their count, inside the plot at a phone\'s and a desktop\'s width', () => {
     const counts = [4, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
     const g = barChartGeometry(counts);
     assert.equal(g.bars.length, 18);
     assert.equal(g.max, 4);
     for (const b of g.bars) {
       assert.ok(Math.abs(b.y + b.height - g.baseY) < 0.11, `bar ${b.mes} stands on the baseline`);
-      assert.ok(b.x >= CHART.left && b.x + b.width <= CHART.width - CHART.right + 0.1);
       assert.ok(b.y >= 0);
     }
     assert.equal(g.bars[1]!.height, 0);
     assert.ok(Math.abs(g.bars[0]!.height - 2 * g.bars[2]!.height) < 0.2);
     assert.ok(g.bars[17]!.height >= 1);
     assert.deepEqual(g.bars.map((b) => b.mes), Array.from({ length: 18 }, (_, i) => i + 1));
-    for (let i = 1; i < 18; i++) assert.ok(g.bars[i]!.x > g.bars[i - 1]!.x + g.bars[i - 1]!.width);
+    for (const width of [300, 330, 620, 1080]) {
+      const at = g.bars.map((b) => barInPixels(b, width));
+      assert.ok(at[0]!.x >= g.left, `${width}: the first bar starts in the plot`);
+      assert.ok(at[17]!.x + at[17]!.width <= width - g.right + 0.2, `${width}: the last bar ends in the plot`);
+      for (let i = 1; i < 18; i++) assert.ok(at[i]!.x > at[i - 1]!.x + at[i - 1]!.width + 1, `${width}: a gap before bar ${i + 1}`);
+      // Month labels (13 px: two digits are under 15 px wide) centred under their bars, none over its neighbour,
+      // from the card of a 390 px phone (about 330 px) up.
+      if (width >= 330) for (let i = 1; i < 18; i++) assert.ok(at[i]!.cx - at[i - 1]!.cx >= 15, `${width}: month labels ${i} and ${i + 1} apart`);
+      // The plot's centre, where the axis label goes.
+      const middle = { ...g.bars[0]!, centerPct: 50, offset: (g.left - g.right) / 2 };
+      assert.ok(Math.abs(barInPixels(middle, width).cx - (g.left + (width - g.left - g.right) / 2)) < 0.01);
+    }
     assert.equal(g.ticks[0]!.value, 0);
     assert.deepEqual(g.ticks.map((t) => t.value), [0, 1, 2, 3, 4]);
     assert.equal(g.bars[0]!.y, g.ticks.at(-1)!.y);
   });
 
-  test('the scale of a large program leaves room for its longest label in every frame', () => {
+  test('the scale of a large program leaves room for its longest label', () => {
     const counts = [8062, ...Array(16).fill(2700), 35172];
-    for (const frame of Object.values(CHART_FRAMES)) {
-      const g = barChartGeometry(counts, frame);
-      assert.equal(g.max, 50000);
-      // Labels end 5 units left of the plot, right-aligned, 13 units high: five digits need about 36 units.
-      assert.ok(g.left - 5 >= 5 * 7.5, `left ${g.left} in a frame ${frame.width} wide`);
-      assert.ok(g.bars[0]!.x >= g.left && g.bars[17]!.x + g.bars[17]!.width <= frame.width - frame.right + 0.1);
+    const g = barChartGeometry(counts);
+    assert.equal(g.max, 50000);
+    // Labels end 5 px left of the plot, right-aligned, 13 px high: five digits need about 36 px.
+    assert.ok(g.left - 5 >= 5 * 7.5, `left ${g.left}`);
+    for (const width of [300, 1080]) {
+      const first = barInPixels(g.bars[0]!, width);
+      const last = barInPixels(g.bars[17]!, width);
+      assert.ok(first.x >= g.left && last.x + last.width <= width - g.right + 0.2, `${width}`);
     }
   });
 

@@ -69,23 +69,33 @@ export function mesCapitaLowerBounds(today: string): string[] {
 
 // ---------------------------------------------------------------------------------------------------------
 // Chart geometry: one bar per mes_capita 1..18, drawn by the server as SVG.
+//
+// One drawing for every width of screen (decision 0055): the SVG has no viewBox, so its 13 px labels stay 13 px
+// on a phone and on a desktop, and it is as wide as its card. Vertical positions are pixels. A horizontal position
+// in the plot (which starts `left` px from the drawing's left edge and ends `right` px from its right edge) is
+// `share` of the plot's width past its start: written as a percentage of the drawing's width plus a translation
+// in pixels (SVG attributes cannot add the two), `left + share × (W − left − right)` = `share × W` plus
+// `left − share × (left + right)`. A bar's width is a share of the whole drawing, a little more than the same
+// share of the plot, so the gap between bars is what keeps them apart.
 
 export interface ChartBar {
   mes: number;
   count: number;
-  x: number;
+  /** the bar's centre, the month label under it and the count above it: `centerPct` % of the width, moved `offset` px */
+  centerPct: number;
+  offset: number;
+  /** left edge and width of the bar, in % of the drawing's width (moved by `offset` too) */
+  xPct: number;
+  widthPct: number;
   y: number;
-  width: number;
   height: number;
-  /** centre of the bar, for the month label under it and the count above it */
-  cx: number;
 }
 
 export interface ChartGeometry {
-  width: number;
   height: number;
-  /** the plot area: bars stand on baseY and are at most plotHeight tall */
+  /** the plot starts `left` px from the left edge and ends `right` px from the right; bars stand on baseY */
   left: number;
+  right: number;
   baseY: number;
   plotHeight: number;
   max: number;
@@ -94,20 +104,10 @@ export interface ChartGeometry {
   ticks: { value: number; y: number }[];
 }
 
-export const CHART = { width: 720, height: 260, left: 40, right: 10, top: 24, bottom: 36, gap: 6 } as const;
+export type ChartFrame = { readonly height: number; readonly left: number; readonly right: number; readonly top: number; readonly bottom: number; readonly barShare: number };
 
-export type ChartFrame = { readonly width: number; readonly height: number; readonly left: number; readonly right: number; readonly top: number; readonly bottom: number; readonly gap: number };
-
-/**
- * The chart drawn for each width of screen, its units about the pixels it gets there, so its 13-unit labels are
- * read at 11 px or more: a phone (< 600 px), a tablet or narrow window (600-1000 px), a desktop (the dashboard's
- * full-width card, about 1,100 px).
- */
-export const CHART_FRAMES = {
-  compact: { width: 330, height: 240, left: 30, right: 4, top: 24, bottom: 40, gap: 3 },
-  medium: { width: 620, height: 260, left: 40, right: 8, top: 24, bottom: 40, gap: 6 },
-  wide: { width: 1080, height: 280, left: 44, right: 10, top: 24, bottom: 40, gap: 10 },
-} as const satisfies Record<string, ChartFrame>;
+/** The chart's frame: pixels, and each bar's width as a share of its slot (the rest is the gap). */
+export const CHART: ChartFrame = { height: 260, left: 30, right: 6, top: 24, bottom: 40, barShare: 0.7 };
 
 /** The top of the scale: the count itself up to 5, else 1, 2, 5 or 10 times a power of ten at or above it. */
 export function niceMax(max: number): number {
@@ -127,24 +127,38 @@ export function tickValues(max: number): number[] {
   return Array.from({ length: parts + 1 }, (_, i) => (max / parts) * i);
 }
 
-/** Geometry of the bar chart for counts by mes_capita (counts[0] is month 1). Integer-rounded to 0.1 px. */
+/** Geometry of the bar chart for counts by mes_capita (counts[0] is month 1), rounded to 0.01 % and 0.1 px. */
 export function barChartGeometry(counts: readonly number[], frame: ChartFrame = CHART): ChartGeometry {
-  const { width, height, right, top, bottom, gap } = frame;
+  const { height, right, top, bottom, barShare } = frame;
   const max = niceMax(Math.max(0, ...counts));
-  // The scale's labels end 5 units left of the plot; at 13 units a digit is under 8 wide, so none is cut off.
+  // The scale's labels end 5 px left of the plot; at 13 px a digit is under 8 wide, so none is cut off.
   const left = Math.max(frame.left, 5 + 8 * String(max).length + 4);
-  const plotWidth = width - left - right;
   const plotHeight = height - top - bottom;
   const baseY = height - bottom;
-  const slot = plotWidth / counts.length;
-  const round = (n: number) => Math.round(n * 10) / 10;
+  const slot = 1 / counts.length;
+  const px = (n: number) => Math.round(n * 10) / 10;
+  const pct = (share: number) => Math.round(share * 10000) / 100;
   const bars = counts.map((count, i) => {
     const h = count <= 0 ? 0 : Math.max(1, (count / max) * plotHeight);
-    const x = left + i * slot + gap / 2;
-    return { mes: i + 1, count, x: round(x), y: round(baseY - h), width: round(slot - gap), height: round(h), cx: round(left + i * slot + slot / 2) };
+    const center = (i + 0.5) * slot;
+    return {
+      mes: i + 1,
+      count,
+      centerPct: pct(center),
+      offset: px(left - center * (left + right)),
+      xPct: pct(center - (barShare * slot) / 2),
+      widthPct: pct(barShare * slot),
+      y: px(baseY - h),
+      height: px(h),
+    };
   });
-  const ticks = tickValues(max).map((value) => ({ value, y: round(baseY - (value / max) * plotHeight) }));
-  return { width, height, left, baseY, plotHeight, max, bars, ticks };
+  const ticks = tickValues(max).map((value) => ({ value, y: px(baseY - (value / max) * plotHeight) }));
+  return { height, left, right, baseY, plotHeight, max, bars, ticks };
+}
+
+/** Where a bar and its labels stand in a drawing `width` px wide (what a browser makes of the geometry). */
+export function barInPixels(bar: ChartBar, width: number): { x: number; width: number; cx: number } {
+  return { x: (bar.xPct / 100) * width + bar.offset, width: (bar.widthPct / 100) * width, cx: (bar.centerPct / 100) * width + bar.offset };
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -46,12 +46,32 @@ test('log in, read the dashboard chart, download the capitation CSV', async () =
   await page.context().close();
 });
 
-/** The smallest label of the chart shown, in pixels on screen (its font size times the drawing's scale). */
+/** The smallest label of the chart shown, in pixels on screen (its font size times the drawing's scale, if any). */
 async function labelPixels(page: Page): Promise<number> {
   return page.evaluate(() => {
     const svg = [...document.querySelectorAll<SVGSVGElement>('svg[data-chart="mes-capita"]')].find((s) => s.getBoundingClientRect().width > 0)!;
-    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-    return Math.min(...[...svg.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize) * scale));
+    const viewBox = svg.viewBox.baseVal;
+    const scale = viewBox && viewBox.width > 0 ? svg.getBoundingClientRect().width / viewBox.width : 1;
+    const shown = [...svg.querySelectorAll('text')].filter((t) => t.getBoundingClientRect().width > 0);
+    return Math.min(...shown.map((t) => parseFloat(getComputedStyle(t).fontSize) * scale));
+  });
+}
+
+/** Labels of the chart shown that overlap another one, or stick out of the drawing. */
+async function crowdedLabels(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const svg = document.querySelector<SVGSVGElement>('svg[data-chart="mes-capita"]')!;
+    const frame = svg.getBoundingClientRect();
+    const boxes = [...svg.querySelectorAll('text')].map((t) => ({ text: t.textContent ?? '', box: t.getBoundingClientRect() })).filter((t) => t.box.width > 0);
+    const bad: string[] = [];
+    boxes.forEach((a, i) => {
+      if (a.box.left < frame.left - 0.5 || a.box.right > frame.right + 0.5) bad.push(`${a.text} outside`);
+      for (const b of boxes.slice(i + 1)) {
+        const overlap = Math.min(a.box.right, b.box.right) - Math.max(a.box.left, b.box.left) > 0.5 && Math.min(a.box.bottom, b.box.bottom) - Math.max(a.box.top, b.box.top) > 0.5;
+        if (overlap) bad.push(`${a.text} over ${b.text}`);
+      }
+    });
+    return bad;
   });
 }
 
@@ -64,8 +84,15 @@ test('the chart fits a phone and a desktop, its labels readable on both, its fig
     const box = (await shown.boundingBox())!;
     const card = (await page.locator('.chart-figure').boundingBox())!;
     assert.ok(box.width <= card.width + 0.5 && box.width >= card.width * 0.95, `${width}: chart ${box.width} in a card of ${card.width}`);
+    assert.ok(box.height >= 250, `${width}: chart ${box.height} px high`);
     const px = await labelPixels(page);
     assert.ok(px >= 11, `${width}: labels of ${px.toFixed(1)} px`);
+    assert.deepEqual(await crowdedLabels(page), [], `${width}`);
+    // Bars in order, inside the drawing, none over the next.
+    const bars = await page.locator('svg[data-chart="mes-capita"] g.chart-bar rect').evaluateAll((rects) => rects.map((r) => r.getBoundingClientRect()).map((b) => [b.left, b.right]));
+    assert.equal(bars.length, 18);
+    for (let i = 1; i < 18; i++) assert.ok(bars[i]![0]! > bars[i - 1]![1]!, `${width}: bar ${i + 1} after bar ${i}`);
+    assert.ok(bars[0]![0]! >= box.x && bars[17]![1]! <= box.x + box.width, `${width}: bars inside the drawing`);
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true);
   }
   await page.getByText('Ver los datos del gráfico').click();
