@@ -89,13 +89,17 @@ async function start(label: Side['label'], root: string, url: string, instructio
 
 // A birth date of its own for each created patient (40,000 days from 1910) and a surname of this run's own, so no
 // create meets a similar person and both versions take the same path (the code before issue 17 knows no «es otra
-// persona»). Documentos from a random start, so that a second run on the same databases meets none of the first.
+// persona»). Past 40,000 creates the dates come round again: each round adds a word of its own to the surname,
+// three letters apart from the last round's (names one letter apart are similar). Documentos from a random start,
+// so that a second run on the same databases meets none of the first.
 let created = randomInt(0, 90_000) * 1_000;
 const runSurname = `Peña ${Array.from({ length: 8 }, () => String.fromCharCode(97 + randomInt(0, 26))).join('')}`;
+const BIRTH_DAYS = 40_000;
 const createBody = (side: Side): string => {
   const n = created++;
-  const born = new Date(Date.UTC(1910, 0, 1) + (n % 40_000) * 86_400_000).toISOString().slice(0, 10);
-  return patientFormBody(side.csrf(), String(700_000_000 + n), born, { apellido: runSurname });
+  const born = new Date(Date.UTC(1910, 0, 1) + (n % BIRTH_DAYS) * 86_400_000).toISOString().slice(0, 10);
+  const round = String.fromCharCode(97 + (Math.floor(n / BIRTH_DAYS) % 26)).repeat(3);
+  return patientFormBody(side.csrf(), String(700_000_000 + n), born, { apellido: `${runSurname} ${round}` });
 };
 
 /** autocannon's request for a create of `side`, each with a body of its own. */
