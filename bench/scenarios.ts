@@ -161,13 +161,11 @@ export function scenarios(f: Fixtures, db: Kysely<any>, session: Session): Scena
   const searchTarget = { p99: 40 };
   const patientPaths = f.activeIds.map((id) => `/patients/${id}/`);
   const examPaths = f.activeIds.map((id) => `/exams/${id}/`);
+  // GETs of these paths in turn (one path: that path every time), which wrk can drive (bench/wrk.ts).
   const inTurn = (paths: readonly string[]) => {
     const nextPath = rotate(paths);
     return { next: () => get(nextPath()), getPaths: paths };
   };
-  const fixed = (p: string) => () => get(p);
-  // Marks the list scenarios (all GETs of one path) so the load generator spends less of the shared CPU.
-  const fixedPaths = (items: Scenario[]) => items.map((s) => ({ ...s, getPaths: [s.next().path] }));
 
   const createBody = (): string => createPatientBody(f, session.csrfToken);
 
@@ -204,18 +202,18 @@ export function scenarios(f: Fixtures, db: Kysely<any>, session: Session): Scena
   };
 
   const list: Scenario[] = [
-    { key: 'list-p1', name: '/patients/ page 1', list: true, target: listTarget, expect: 200, next: fixed('/patients/') },
-    { key: 'list-p500', name: '/patients/?page=500', list: true, target: listTarget, expect: 200, next: fixed('/patients/?page=500') },
-    { key: 'search-common', name: `?query_search=${COMMON_SURNAME_FRAGMENT} (common surname)`, list: true, target: searchTarget, expect: 200, next: fixed(`/patients/?query_search=${COMMON_SURNAME_FRAGMENT}`) },
-    { key: 'search-rare', name: `?query_search=${RARE_SURNAME_FRAGMENT} (rare surname)`, list: true, target: searchTarget, expect: 200, next: fixed(`/patients/?query_search=${RARE_SURNAME_FRAGMENT}`) },
-    { key: 'search-documento', name: `?query_search=${f.documentoPrefix} (documento prefix)`, list: true, target: searchTarget, expect: 200, next: fixed(`/patients/?query_search=${f.documentoPrefix}`) },
-    { key: 'search-fullname', name: '?query_search=jose perez (nombre apellido)', list: true, target: searchTarget, expect: 200, next: fixed('/patients/?query_search=jose+perez') },
-    { key: 'mes-filtro', name: '?mes_filtro=7', list: true, target: listTarget, expect: 200, next: fixed('/patients/?mes_filtro=7') },
-    { key: 'search-mes', name: `?query_search=${COMMON_SURNAME_FRAGMENT}&mes_filtro=7`, list: true, target: searchTarget, expect: 200, next: fixed(`/patients/?query_search=${COMMON_SURNAME_FRAGMENT}&mes_filtro=7`) },
-    { key: 'follow-search', name: `/patients/follow?query_search=${COMMON_SURNAME_FRAGMENT}`, list: true, target: searchTarget, expect: 200, next: fixed(`/patients/follow?query_search=${COMMON_SURNAME_FRAGMENT}`) },
+    { key: 'list-p1', name: '/patients/ page 1', list: true, target: listTarget, expect: 200, ...inTurn(['/patients/']) },
+    { key: 'list-p500', name: '/patients/?page=500', list: true, target: listTarget, expect: 200, ...inTurn(['/patients/?page=500']) },
+    { key: 'search-common', name: `?query_search=${COMMON_SURNAME_FRAGMENT} (common surname)`, list: true, target: searchTarget, expect: 200, ...inTurn([`/patients/?query_search=${COMMON_SURNAME_FRAGMENT}`]) },
+    { key: 'search-rare', name: `?query_search=${RARE_SURNAME_FRAGMENT} (rare surname)`, list: true, target: searchTarget, expect: 200, ...inTurn([`/patients/?query_search=${RARE_SURNAME_FRAGMENT}`]) },
+    { key: 'search-documento', name: `?query_search=${f.documentoPrefix} (documento prefix)`, list: true, target: searchTarget, expect: 200, ...inTurn([`/patients/?query_search=${f.documentoPrefix}`]) },
+    { key: 'search-fullname', name: '?query_search=jose perez (nombre apellido)', list: true, target: searchTarget, expect: 200, ...inTurn(['/patients/?query_search=jose+perez']) },
+    { key: 'mes-filtro', name: '?mes_filtro=7', list: true, target: listTarget, expect: 200, ...inTurn(['/patients/?mes_filtro=7']) },
+    { key: 'search-mes', name: `?query_search=${COMMON_SURNAME_FRAGMENT}&mes_filtro=7`, list: true, target: searchTarget, expect: 200, ...inTurn([`/patients/?query_search=${COMMON_SURNAME_FRAGMENT}&mes_filtro=7`]) },
+    { key: 'follow-search', name: `/patients/follow?query_search=${COMMON_SURNAME_FRAGMENT}`, list: true, target: searchTarget, expect: 200, ...inTurn([`/patients/follow?query_search=${COMMON_SURNAME_FRAGMENT}`]) },
   ];
   return [
-    ...fixedPaths(list),
+    ...list,
     { key: 'detail', name: '/patients/<id>/', target: listTarget, expect: 200, ...inTurn(patientPaths) },
     { key: 'exams', name: '/exams/<id>/', target: listTarget, expect: 200, ...inTurn(examPaths) },
     { key: 'dashboard', name: '/dashboard/', target: { p99: 60 }, expect: 200, ...inTurn(['/dashboard/']) },
