@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { mesCapita } from '../ingresos/ingreso.rules.js';
 import { addDays, startOfDayUtc } from '../shared/dates.js';
-import { barChartGeometry, barInPixels, bucketOpenMonths, capitaReferenceDate, CHART, mesCapitaLowerBounds, monthRangeOf, niceMax, parseCapitaMonth, summarizeOpenGroups, tickValues } from './dashboard.rules.js';
+import { barChartGeometry, barInPixels, bucketOpenMonths, capitaReferenceDate, mesCapitaLowerBounds, monthRangeOf, niceMax, parseCapitaMonth, pixelOf, summarizeOpenGroups, tickValues } from './dashboard.rules.js';
 
 describe('month helpers', () => {
   test('monthRangeOf gives the half-open range and the last day', () => {
@@ -85,8 +85,7 @@ describe('chart geometry', () => {
       // from the card of a 390 px phone (about 330 px) up.
       if (width >= 330) for (let i = 1; i < 18; i++) assert.ok(at[i]!.cx - at[i - 1]!.cx >= 15, `${width}: month labels ${i} and ${i + 1} apart`);
       // The plot's centre, where the axis label goes.
-      const middle = { ...g.bars[0]!, centerPct: 50, offset: (g.left - g.right) / 2 };
-      assert.ok(Math.abs(barInPixels(middle, width).cx - (g.left + (width - g.left - g.right) / 2)) < 0.01);
+      assert.ok(Math.abs(pixelOf(g.axisLabel, width) - (g.left + (width - g.left - g.right) / 2)) < 0.01);
     }
     assert.equal(g.ticks[0]!.value, 0);
     assert.deepEqual(g.ticks.map((t) => t.value), [0, 1, 2, 3, 4]);

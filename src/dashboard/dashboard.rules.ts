@@ -78,12 +78,10 @@ export function mesCapitaLowerBounds(today: string): string[] {
 // `left − share × (left + right)`. A bar's width is a share of the whole drawing, a little more than the same
 // share of the plot, so the gap between bars is what keeps them apart.
 
-export interface ChartBar {
+/** A bar; its PlotPosition is its centre, where the month label under it and the count above it stand. */
+export interface ChartBar extends PlotPosition {
   mes: number;
   count: number;
-  /** the bar's centre, the month label under it and the count above it: `centerPct` % of the width, moved `offset` px */
-  centerPct: number;
-  offset: number;
   /** left edge and width of the bar, in % of the drawing's width (moved by `offset` too) */
   xPct: number;
   widthPct: number;
@@ -102,6 +100,14 @@ export interface ChartGeometry {
   bars: ChartBar[];
   /** horizontal guide lines with their value */
   ticks: { value: number; y: number }[];
+  /** the centre of the plot, under which the axis is named */
+  axisLabel: PlotPosition;
+}
+
+/** A horizontal position in the plot: `centerPct` % of the drawing's width, moved `offset` px. */
+export interface PlotPosition {
+  centerPct: number;
+  offset: number;
 }
 
 export type ChartFrame = { readonly height: number; readonly left: number; readonly right: number; readonly top: number; readonly bottom: number; readonly barShare: number };
@@ -138,14 +144,14 @@ export function barChartGeometry(counts: readonly number[], frame: ChartFrame = 
   const slot = 1 / counts.length;
   const px = (n: number) => Math.round(n * 10) / 10;
   const pct = (share: number) => Math.round(share * 10000) / 100;
+  const at = (share: number): PlotPosition => ({ centerPct: pct(share), offset: px(left - share * (left + right)) });
   const bars = counts.map((count, i) => {
     const h = count <= 0 ? 0 : Math.max(1, (count / max) * plotHeight);
     const center = (i + 0.5) * slot;
     return {
       mes: i + 1,
       count,
-      centerPct: pct(center),
-      offset: px(left - center * (left + right)),
+      ...at(center),
       xPct: pct(center - (barShare * slot) / 2),
       widthPct: pct(barShare * slot),
       y: px(baseY - h),
@@ -153,12 +159,15 @@ export function barChartGeometry(counts: readonly number[], frame: ChartFrame = 
     };
   });
   const ticks = tickValues(max).map((value) => ({ value, y: px(baseY - (value / max) * plotHeight) }));
-  return { height, left, right, baseY, plotHeight, max, bars, ticks };
+  return { height, left, right, baseY, plotHeight, max, bars, ticks, axisLabel: at(0.5) };
 }
 
-/** Where a bar and its labels stand in a drawing `width` px wide (what a browser makes of the geometry). */
+/** Where a position stands in a drawing `width` px wide (what a browser makes of the geometry). */
+export const pixelOf = (p: PlotPosition, width: number): number => (p.centerPct / 100) * width + p.offset;
+
+/** Where a bar and its labels stand in a drawing `width` px wide. */
 export function barInPixels(bar: ChartBar, width: number): { x: number; width: number; cx: number } {
-  return { x: (bar.xPct / 100) * width + bar.offset, width: (bar.widthPct / 100) * width, cx: (bar.centerPct / 100) * width + bar.offset };
+  return { x: (bar.xPct / 100) * width + bar.offset, width: (bar.widthPct / 100) * width, cx: pixelOf(bar, width) };
 }
 
 // ---------------------------------------------------------------------------------------------------------

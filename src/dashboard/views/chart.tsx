@@ -45,6 +45,8 @@ function Bars({ counts, description }: { counts: readonly number[]; description:
     <svg class="chart chart-mes" height={String(g.height)} role="img" aria-labelledby="chart-mes-title chart-mes-desc" data-chart="mes-capita">
       <title id="chart-mes-title">Ingresos activos por mes de cápita (1 a 18)</title>
       <desc id="chart-mes-desc">{description}</desc>
+      {/* Guide lines and the axis run from the plot's start (left px) to its end (100 % less right px): drawn from
+          left + right to 100 %, then moved right px to the left. */}
       {g.ticks.map((t) => (
         <g class="chart-tick">
           <line x1={g.left + g.right} x2="100%" y1={t.y} y2={t.y} transform={`translate(-${g.right} 0)`} />
@@ -69,7 +71,7 @@ function Bars({ counts, description }: { counts: readonly number[]; description:
         </g>
       ))}
       <line class="chart-axis" x1={g.left + g.right} x2="100%" y1={g.baseY} y2={g.baseY} transform={`translate(-${g.right} 0)`} />
-      <text class="chart-axis-label" x="50%" y={g.height - 6} transform={`translate(${(g.left - g.right) / 2} 0)`}>
+      <text class="chart-axis-label" x={`${g.axisLabel.centerPct}%`} y={g.height - 6} transform={`translate(${g.axisLabel.offset} 0)`}>
         Mes de cápita
       </text>
     </svg>
