@@ -27,7 +27,9 @@ import {
   matchChoice,
   patientDerivedColumns,
   searchNeedle,
+  type Choice,
 } from './patient.rules.js';
+import { normalizeForMatch } from '../shared/text.js';
 
 describe('choice lists carry exactly the specification values', () => {
   const cases: Array<[string, readonly (string | number)[], readonly (string | number)[]]> = [
@@ -80,6 +82,27 @@ describe('matchChoice', () => {
   for (const [name, actual, expected] of cases) {
     test(name, () => assert.equal(actual, expected));
   }
+
+  test('on every list, what a search of the list in order gives: the first value whose tolerant key is the input\'s', () => {
+    const lists: readonly (readonly Choice<string | number>[])[] = [TIPOS_DOCUMENTO, GENEROS, ZONAS, ESTADOS_CIVILES, ENTIDADES_SALUD, ESTRATOS, DIAGNOSTICOS, PROGRAMAS];
+    const searched = (choices: readonly Choice<string | number>[], input: string) => {
+      const key = normalizeForMatch(input);
+      return key === '' ? null : (choices.find((c) => normalizeForMatch(String(c.value)) === key)?.value ?? null);
+    };
+    const variant = (value: string) =>
+      fc.constantFrom(value, value.toLowerCase(), ` ${value} `, value.replace(/ /g, '   '), value.normalize('NFD'), value.replace(/[ÓÍ]/g, (c) => (c === 'Ó' ? 'O' : 'I')), `${value}x`, value.slice(1));
+    const input = fc.oneof(
+      fc.constantFrom(...lists.flatMap((l) => l.map((c) => String(c.value)))).chain(variant),
+      fc.constantFrom(...lists.flatMap((l) => l.map((c) => c.label))),
+      fc.string({ maxLength: 12 }),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom(...lists), input, (choices, text) => {
+        assert.equal(matchChoice(choices, text), searched(choices, text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });
 
 describe('edad', () => {

@@ -83,7 +83,26 @@ export function choiceValues<V extends string | number>(choices: readonly Choice
 export function matchChoice<V extends string | number>(choices: readonly Choice<V>[], input: string | number): V | null {
   const key = normalizeForMatch(String(input));
   if (key === '') return null;
-  return choices.find((c) => normalizeForMatch(String(c.value)) === key)?.value ?? null;
+  return (choiceKeysOf(choices).get(key) as V | undefined) ?? null;
+}
+
+// Each list's values by their tolerant key, made the first time the list is matched: the lists are constants, and a
+// form matches eight of them twice (its fields, then the values it shows again).
+const choiceKeys = new WeakMap<readonly Choice<string | number>[], ReadonlyMap<string, string | number>>();
+
+function choiceKeysOf(choices: readonly Choice<string | number>[]): ReadonlyMap<string, string | number> {
+  let keys = choiceKeys.get(choices);
+  if (keys === undefined) {
+    const byKey = new Map<string, string | number>();
+    // The first value of a key wins, as a search of the list in order would give.
+    for (const c of choices) {
+      const key = normalizeForMatch(String(c.value));
+      if (!byKey.has(key)) byKey.set(key, c.value);
+    }
+    keys = byKey;
+    choiceKeys.set(choices, keys);
+  }
+  return keys;
 }
 
 /** Label of a stored value, falling back to the value itself (e.g. a value from an older list). */
@@ -291,8 +310,11 @@ export function editDistance(a: string, b: string, max: number): number {
  * apart (one character added, dropped, changed, or two neighbours swapped).
  */
 export function similarNames(a: { nombre: string; apellido: string }, b: { nombre: string; apellido: string }): boolean {
-  const wa = nameWords(a.nombre, a.apellido);
-  const wb = nameWords(b.nombre, b.apellido);
+  return similarWords(nameWords(a.nombre, a.apellido), nameWords(b.nombre, b.apellido));
+}
+
+/** similarNames on the names' words (nameWords), so one name can be compared with many without splitting it again. */
+function similarWords(wa: readonly string[], wb: readonly string[]): boolean {
   if (wa.length === 0 || wb.length === 0) return false;
   const ja = wa.join(' ');
   const jb = wb.join(' ');
@@ -309,5 +331,6 @@ export interface PersonIdentity {
 
 /** The candidates that may be the same person: the same birth date and a similar full name. */
 export function similarPeople<T extends PersonIdentity>(person: PersonIdentity, candidates: readonly T[]): T[] {
-  return candidates.filter((c) => c.fecha_nacimiento === person.fecha_nacimiento && similarNames(person, c));
+  const words = nameWords(person.nombre, person.apellido);
+  return candidates.filter((c) => c.fecha_nacimiento === person.fecha_nacimiento && similarWords(words, nameWords(c.nombre, c.apellido)));
 }

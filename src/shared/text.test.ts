@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { collapseSpaces, normalizeForMatch, normalizeForSearch, stripAccents } from './text.js';
 
 describe('normalizeForSearch', () => {
@@ -49,6 +50,17 @@ describe('normalizeForMatch', () => {
 describe('stripAccents and collapseSpaces', () => {
   test('stripAccents keeps case and spacing', () => {
     assert.equal(stripAccents('Ñandú  Á'), 'Nandu  A');
+  });
+  test('stripAccents gives what decomposing, dropping the marks and composing gives, for ASCII text and any other', () => {
+    const fullPath = (s: string) => s.normalize('NFD').replace(/\p{M}+/gu, '').normalize('NFC');
+    const ascii = fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)), maxLength: 40 });
+    const accented = fc.string({ unit: fc.constantFrom('a', 'Z', ' ', '.', '\u0301', 'ñ', 'É', 'ü', '\u0303', '\u00a0', 'ß', 'ﬁ'), maxLength: 20 });
+    fc.assert(
+      fc.property(fc.oneof(ascii, accented, fc.string({ unit: 'grapheme', maxLength: 20 }), fc.string({ unit: 'binary', maxLength: 20 })), (s) => {
+        assert.equal(stripAccents(s), fullPath(s));
+      }),
+      { numRuns: 2000 },
+    );
   });
   test('collapseSpaces', () => {
     assert.equal(collapseSpaces('  María   José \t Gómez '), 'María José Gómez');

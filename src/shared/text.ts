@@ -11,8 +11,11 @@
 const COMBINING_MARKS = /\p{M}+/gu;
 const WHITESPACE = /\s+/gu;
 const NOT_ALNUM = /[^A-Z0-9]+/g;
+const NON_ASCII = /[^\u0000-\u007f]/;
 
 export function stripAccents(s: string): string {
+  // ASCII has no marks and is its own NFD and NFC: most of what is typed (codes, choices, many names) skips ICU.
+  if (!NON_ASCII.test(s)) return s;
   return s.normalize('NFD').replace(COMBINING_MARKS, '').normalize('NFC');
 }
 
