@@ -1,5 +1,5 @@
 // npm run bench:compare -- --base DIR [--base-database URL] [--database URL] [--rounds N] [--duration S] [--only a,b]
-//                          [--instructions [--requests N]]
+//                          [--instructions [--requests N] [--warm-up N]]
 //
 // The code of this checkout against another checkout of the project (`--base`, with its own node_modules and the
 // bench harness of issue 6 or later), each serving its own copy of the same generated data, both servers up at
@@ -9,8 +9,8 @@
 // writes every run to bench/results/<date>-compare.json. SQLite databases only: a create writes to them.
 //
 // `--instructions`: both servers run under valgrind's callgrind, and each run counts the instructions the server
-// executes (every thread) for `--requests` requests, 4 at a time; a page's first round warms up with twice as many
-// first. Instruction counts do not move with the machine's speed, as seconds do here by ±20 % and more (decision
+// executes (every thread) for `--requests` requests, 4 at a time; a page's first round warms up with `--warm-up`
+// requests first (twice `--requests` by default; a create needs thousands before V8 stops compiling it). Instruction counts do not move with the machine's speed, as seconds do here by ±20 % and more (decision
 // 0053); they leave out the kernel's share (sending the bytes, ~5 µs a KB here), so the bytes a response carries
 // are printed beside them. About 50 times slower than the server runs natively.
 
@@ -189,9 +189,10 @@ async function main(): Promise<void> {
       only: { type: 'string' },
       instructions: { type: 'boolean', default: false },
       requests: { type: 'string', default: '300' },
+      'warm-up': { type: 'string' },
     },
   });
-  if (!args.base) fail('Uso: npm run bench:compare -- --base DIR [--base-database URL] [--database URL] [--rounds N] [--duration S] [--only a,b] [--instructions [--requests N]]');
+  if (!args.base) fail('Uso: npm run bench:compare -- --base DIR [--base-database URL] [--database URL] [--rounds N] [--duration S] [--only a,b] [--instructions [--requests N] [--warm-up N]]');
   const url = databaseUrlFrom(args.database);
   const baseUrl = args['base-database'] ?? url;
   if (baseUrl === url) fail('the base needs a database of its own (--base-database): creates write to it, and its schema may differ');
@@ -200,6 +201,8 @@ async function main(): Promise<void> {
   const rounds = Number(args.rounds ?? (instructions ? 2 : 5));
   const seconds = Number(args.duration);
   const requests = Number(args.requests);
+  const warmUp = Number(args['warm-up'] ?? 2 * requests);
+  if (!Number.isInteger(warmUp) || warmUp < 0) fail('--warm-up: a number of requests, 0 or more');
   const pages = args.only ? args.only.split(',') : PAGES;
   const sides = [await start('base', path.resolve(args.base), baseUrl, instructions), await start('this', ROOT, url, instructions)];
   // What each run measures, and how its columns print.
@@ -213,9 +216,9 @@ async function main(): Promise<void> {
         { key: 'cpuUs', title: 'cpu µs/req', digits: 0 },
         { key: 'p99', title: 'p99 ms', digits: 1 },
       ];
-  // Counted runs warm up before a page's first round only (twice the requests counted): later rounds find it warm.
+  // Counted runs warm up before a page's first round only: later rounds find it warm.
   const measure = (side: Side, page: string, round: number): Promise<Record<string, number>> =>
-    instructions ? countOnce(side, page, requests, round === 0 ? 2 * requests : 0) : runOnce(side, page, seconds);
+    instructions ? countOnce(side, page, requests, round === 0 ? warmUp : 0) : runOnce(side, page, seconds);
   const runs: Record<string, Record<Side['label'], Record<string, number>[]>> = {};
   let failures = 0;
   try {
