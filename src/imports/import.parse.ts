@@ -2,7 +2,7 @@
 // or ',' (as a Spanish-locale Excel writes it), parsed by csv-parse; .xlsx read by exceljs. Every refusal is an
 // IMPORT_BAD_FILE domain error carrying the message the page shows.
 
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { parse as parseCsv } from 'csv-parse/sync';
 import iconv from 'iconv-lite';
 import { conflict, type DomainError } from '../shared/domain-error.js';
@@ -113,8 +113,16 @@ export function cellRef(row: number, col: number): string {
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
+/**
+ * exceljs, loaded by the first spreadsheet read or written rather than at the server's start: loaded, it holds ~8 MB
+ * of the heap, which every major collection of every request's garbage would mark again.
+ */
+let excelJs: Promise<typeof ExcelJS> | undefined;
+export const loadExcelJs = (): Promise<typeof ExcelJS> => (excelJs ??= import('exceljs').then((m) => m.default));
+
 async function readXlsx(data: Buffer): Promise<SheetData> {
-  const workbook = new ExcelJS.Workbook();
+  const Excel = await loadExcelJs();
+  const workbook = new Excel.Workbook();
   try {
     await workbook.xlsx.load(data as unknown as ArrayBuffer);
   } catch {
@@ -127,7 +135,7 @@ async function readXlsx(data: Buffer): Promise<SheetData> {
   sheet.eachRow({ includeEmpty: false }, (row, rowNumber) => {
     const cells: string[] = [];
     row.eachCell({ includeEmpty: true }, (cell, colNumber) => {
-      cells[colNumber - 1] = cellText(cell, cellRef(rowNumber, colNumber));
+      cells[colNumber - 1] = cellText(Excel, cell, cellRef(rowNumber, colNumber));
     });
     for (let i = 0; i < cells.length; i++) cells[i] ??= '';
     if (cells.some((c) => c.trim() !== '')) out.push(cells);
@@ -137,13 +145,13 @@ async function readXlsx(data: Buffer): Promise<SheetData> {
   return { kind: 'xlsx', header, rows: out };
 }
 
-function cellText(cell: ExcelJS.Cell, ref: string): string {
+function cellText(Excel: typeof ExcelJS, cell: ExcelJS.Cell, ref: string): string {
   const v = cell.value;
   if (v === null || v === undefined) return '';
-  if (cell.type === ExcelJS.ValueType.Formula || cell.formula || (typeof v === 'object' && ('formula' in v || 'sharedFormula' in v))) {
+  if (cell.type === Excel.ValueType.Formula || cell.formula || (typeof v === 'object' && ('formula' in v || 'sharedFormula' in v))) {
     throw badFile(FILE_MSG.formula(ref));
   }
-  if (cell.type === ExcelJS.ValueType.Error || (typeof v === 'object' && 'error' in v)) throw badFile(FILE_MSG.cellError(ref));
+  if (cell.type === Excel.ValueType.Error || (typeof v === 'object' && 'error' in v)) throw badFile(FILE_MSG.cellError(ref));
   // A date cell is a calendar date at UTC midnight in exceljs: its UTC fields are the day as typed.
   if (v instanceof Date) return `${v.getUTCFullYear()}-${pad(v.getUTCMonth() + 1)}-${pad(v.getUTCDate())}`;
   if (typeof v === 'number') return String(v);

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import ExcelJS from 'exceljs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Executor } from '../db/database.js';
@@ -13,7 +12,7 @@ import { today } from '../web/deps.js';
 import { parseForm } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { isDomainError } from '../shared/domain-error.js';
-import { badFile, readSpreadsheet, FILE_MSG, IMPORT_BAD_FILE, type SheetData } from './import.parse.js';
+import { badFile, loadExcelJs, readSpreadsheet, FILE_MSG, IMPORT_BAD_FILE, type SheetData } from './import.parse.js';
 import { deleteUpload, findUpload, insertUpload } from './import.repository.js';
 import { analyseRows, dayFirstToIso as dayFirst, IMPORT_FIELDS, matchHeader, type ImportAnalysis, type ImportField } from './import.rules.js';
 import { confirmSchema } from './import.schema.js';
@@ -69,7 +68,8 @@ export async function importRoutes(app: FastifyInstance): Promise<void> {
     reply.type('text/csv; charset=utf-8').header('Content-Disposition', contentDisposition('plantilla-pacientes.csv')).send(CSV_BOM + csvRow([...IMPORT_FIELDS])),
   );
   app.get('/plantilla.xlsx', async (_request, reply) => {
-    const workbook = new ExcelJS.Workbook();
+    const Excel = await loadExcelJs();
+    const workbook = new Excel.Workbook();
     const sheet = workbook.addWorksheet('Pacientes');
     sheet.addRow([...IMPORT_FIELDS]);
     sheet.getRow(1).font = { bold: true };
