@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
-import pg from 'pg';
+import type Pg from 'pg';
 import type { Database } from './database.js';
 import { applySqlitePragmas } from './sqlite-pragmas.js';
 import { setWriteTurn, WriteTurn } from './write-turn.js';
@@ -17,11 +18,24 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-// pg hands back int8 and dates as strings/Date objects; we store dates as text and
-// counts/hundredths as int8, which stay far below 2^53, so numbers are exact.
-pg.types.setTypeParser(20, (v) => Number(v));
-pg.types.setTypeParser(1700, (v) => v);
-pg.types.setTypeParser(1082, (v) => v);
+let pgModule: typeof Pg | undefined;
+
+/**
+ * pg, loaded by the first PostgreSQL database opened: a server on SQLite never carries its ~3 MB of heap, which
+ * every major collection would mark again. Required, not imported, so that openDatabase stays synchronous.
+ */
+function loadPg(): typeof Pg {
+  if (pgModule === undefined) {
+    const pg = createRequire(import.meta.url)('pg') as typeof Pg;
+    // pg hands back int8 and dates as strings/Date objects; we store dates as text and
+    // counts/hundredths as int8, which stay far below 2^53, so numbers are exact.
+    pg.types.setTypeParser(20, (v) => Number(v));
+    pg.types.setTypeParser(1700, (v) => v);
+    pg.types.setTypeParser(1082, (v) => v);
+    pgModule = pg;
+  }
+  return pgModule;
+}
 
 export function engineOf(url: string): Engine {
   if (url.startsWith('sqlite:')) return 'sqlite';
@@ -47,7 +61,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
       close: () => db.destroy(),
     };
   }
-  const pool = new pg.Pool({
+  const pool = new (loadPg().Pool)({
     connectionString: url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 3000,
