@@ -21,8 +21,9 @@ export interface DatabaseHandle {
 let pgModule: typeof Pg | undefined;
 
 /**
- * pg, loaded by the first PostgreSQL database opened: a server on SQLite never carries its ~3 MB of heap, which
- * every major collection would mark again. Required, not imported, so that openDatabase stays synchronous.
+ * pg, loaded by the first PostgreSQL database opened: a server on SQLite never carries its heap (0.4 MB in the
+ * server), which every major collection would mark again. Required, not imported, so that openDatabase stays
+ * synchronous.
  */
 function loadPg(): typeof Pg {
   if (pgModule === undefined) {

@@ -114,7 +114,7 @@ export function cellRef(row: number, col: number): string {
 const pad = (n: number) => String(n).padStart(2, '0');
 
 /**
- * exceljs, loaded by the first spreadsheet read or written rather than at the server's start: loaded, it holds ~8 MB
+ * exceljs, loaded by the first spreadsheet read or written rather than at the server's start: loaded, it holds ~7 MB
  * of the heap, which every major collection of every request's garbage would mark again.
  */
 let excelJs: Promise<typeof ExcelJS> | undefined;
