@@ -10,9 +10,11 @@
 //
 // `--instructions`: both servers run under valgrind's callgrind, and each run counts the instructions the server
 // executes (every thread) for `--requests` requests, 4 at a time; a page's first round warms up with `--warm-up`
-// requests first (twice `--requests` by default; a create needs thousands before V8 stops compiling it). Instruction counts do not move with the machine's speed, as seconds do here by ±20 % and more (decision
-// 0053); they leave out the kernel's share (sending the bytes, ~5 µs a KB here), so the bytes a response carries
-// are printed beside them. About 50 times slower than the server runs natively.
+// requests first (twice `--requests` by default; a create needs thousands before V8 stops compiling it).
+// Instruction counts do not move with the machine's speed, as seconds do here by ±20 % and more (decision 0053);
+// they leave out the kernel's share (sending the bytes, ~5 µs a KB here), so the bytes a response carries are
+// printed beside them. Major collections still move them: some rounds hold one and others none. About 50 times
+// slower than the server runs natively.
 
 import { execFileSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
