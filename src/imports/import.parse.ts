@@ -115,10 +115,18 @@ const pad = (n: number) => String(n).padStart(2, '0');
 
 /**
  * exceljs, loaded by the first spreadsheet read or written rather than at the server's start: loaded, it holds ~7 MB
- * of the heap, which every major collection of every request's garbage would mark again.
+ * of the heap, which every major collection of every request's garbage would mark again. A load that failed (out of
+ * file handles, say) is tried again by the next spreadsheet.
  */
 let excelJs: Promise<typeof ExcelJS> | undefined;
-export const loadExcelJs = (): Promise<typeof ExcelJS> => (excelJs ??= import('exceljs').then((m) => m.default));
+export const loadExcelJs = (): Promise<typeof ExcelJS> =>
+  (excelJs ??= import('exceljs').then(
+    (m) => m.default,
+    (err: unknown) => {
+      excelJs = undefined;
+      throw err;
+    },
+  ));
 
 async function readXlsx(data: Buffer): Promise<SheetData> {
   const Excel = await loadExcelJs();
