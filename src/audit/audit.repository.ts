@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { isPostgres, type Executor } from '../db/database.js';
 import { VIEW_ACTIONS } from './audit.labels.js';
-import { precompiled } from '../db/prepared.js';
+import { insertRow, precompiled } from '../db/prepared.js';
 import { actorInactive } from '../shared/domain-error.js';
 import { auditRowOf, type AuditEntry } from './audit.rules.js';
 
@@ -17,17 +17,20 @@ const RECORDED_FOR_INACTIVE_USERS = new Set(['login_failed', 'logout']);
  * so a deactivation either waits for this transaction or this one sees it and throws actorInactive()
  * (rolling the change back); SQLite runs one transaction at a time, so the read alone settles it.
  */
+const selectActorActive = precompiled((db: Executor, userId: number) =>
+  db
+    .selectFrom('users')
+    .select('is_active')
+    .where('id', '=', userId)
+    .$if(isPostgres(db), (q) => q.forShare()),
+);
+
 export async function recordAudit(db: Executor, entry: AuditEntry): Promise<void> {
   if (entry.actor && !RECORDED_FOR_INACTIVE_USERS.has(entry.action)) {
-    const actor = await db
-      .selectFrom('users')
-      .select('is_active')
-      .where('id', '=', entry.actor.id)
-      .$if(isPostgres(db), (q) => q.forShare())
-      .executeTakeFirst();
+    const [actor] = await selectActorActive(db, entry.actor.id);
     if (actor?.is_active !== 1) throw actorInactive();
   }
-  await db.insertInto('audit_log').values(auditRowOf(entry)).execute();
+  await insertRow(db, 'audit_log', auditRowOf(entry));
 }
 
 // ---------------------------------------------------------------------------------------------------------

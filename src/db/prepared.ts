@@ -1,5 +1,5 @@
-import type { CompiledQuery, Compilable } from 'kysely';
-import { isPostgres, type Executor } from './database.js';
+import type { CompiledQuery, Compilable, Insertable, Kysely } from 'kysely';
+import { isPostgres, type Database, type Executor } from './database.js';
 
 /**
  * A statement Kysely builds and compiles once per SQL dialect, then runs with each call's arguments.
@@ -52,3 +52,48 @@ function compile<Args extends readonly unknown[], Row>(
   });
   return { query, slots };
 }
+
+/**
+ * Inserts one row through a statement compiled once per dialect and set of columns (the row's keys whose value is
+ * not undefined, in their order), as `precompiled` does for reads: building and compiling a 30-column insert with
+ * Kysely's builder costs more than SQLite's own work for it (decision 0056). The cache holds one statement per
+ * (table, columns) a caller writes: a few dozen in the whole application.
+ */
+export async function insertRow<T extends keyof Database & string>(db: Executor, table: T, row: Insertable<Database[T]>): Promise<void> {
+  await runInsert(db, table, row, false);
+}
+
+/** `insertRow`, resolving to the id the database gave the new row. */
+export async function insertRowReturningId<T extends keyof Database & string>(db: Executor, table: T, row: Insertable<Database[T]>): Promise<number> {
+  const rows = await runInsert(db, table, row, true);
+  return rows[0]!.id;
+}
+
+const compiledInserts = { sqlite: new Map<string, CompiledQuery>(), postgres: new Map<string, CompiledQuery>() };
+
+async function runInsert(db: Executor, table: string, row: object, returningId: boolean): Promise<{ id: number }[]> {
+  const values = row as Record<string, unknown>;
+  const columns = Object.keys(values).filter((c) => values[c] !== undefined);
+  // Built as Kysely builds any insert; only the statement's text and the order of its parameters are kept.
+  const build = () => {
+    const insert = (db as Kysely<any>).insertInto(table).values(values);
+    return returningId ? insert.returning('id') : insert;
+  };
+  // A value that is an expression (sql`…`, a subquery) is part of the statement's text: built each time.
+  const plain = columns.every((c) => isPlainValue(values[c]));
+  if (!plain || db.getExecutor().plugins.length > 0) return (await db.executeQuery<{ id: number }>(build().compile())).rows;
+  const cache = compiledInserts[isPostgres(db) ? 'postgres' : 'sqlite'];
+  const key = `${table} ${returningId ? 'returning id' : ''} ${columns.join(',')}`;
+  let query = cache.get(key);
+  if (query === undefined) {
+    query = build().compile();
+    // Each value is one parameter, in the row's order.
+    if (query.parameters.length !== columns.length || query.parameters.some((p, i) => p !== values[columns[i]!])) {
+      throw new Error(`insertRow: the statement's parameters are not the row's values in order: ${query.sql}`);
+    }
+    cache.set(key, query);
+  }
+  return (await db.executeQuery<{ id: number }>({ ...query, parameters: columns.map((c) => values[c]) })).rows;
+}
+
+const isPlainValue = (v: unknown): boolean => v === null || typeof v !== 'object' || v instanceof Uint8Array;

@@ -1,4 +1,5 @@
 import type { Executor, Trx } from '../db/database.js';
+import { insertRowReturningId } from '../db/prepared.js';
 import type { IngresoRow } from '../ingresos/ingreso.table.js';
 import type { ExamRecordRow, NewExamRecordRow } from './exam.table.js';
 
@@ -26,8 +27,7 @@ export async function lockActiveIngreso(trx: Trx, pacienteId: number, engine: 's
 
 /** Adds a record (the insert trigger also refuses any Ingreso that is not ACTIVO). */
 export async function insertExamRecord(trx: Trx, row: NewExamRecordRow): Promise<number> {
-  const { id } = await trx.insertInto('exam_records').values(row).returning('id').executeTakeFirstOrThrow();
-  return id;
+  return insertRowReturningId(trx, 'exam_records', row);
 }
 
 /** One cycle's records, newest first (descending id); voided ones only when asked (the archive view). */

@@ -1,5 +1,6 @@
 import type { Executor, Trx } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { insertRow, insertRowReturningId } from '../db/prepared.js';
 import { conflict } from '../shared/domain-error.js';
 import type { IngresoRow } from './ingreso.table.js';
 import { OPEN_ESTADOS, type Estado } from './ingreso.rules.js';
@@ -18,28 +19,20 @@ export async function openIngreso(
 ): Promise<number> {
   let id: number;
   try {
-    const row = await trx
-      .insertInto('ingresos')
-      .values({
-        paciente_id: input.pacienteId,
-        fecha_inicio: input.fechaInicio,
-        fecha_fin: null,
-        estado: 'ACTIVO',
-        motivo: null,
-        created_at: input.now,
-        updated_at: input.now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    id = row.id;
+    id = await insertRowReturningId(trx, 'ingresos', {
+      paciente_id: input.pacienteId,
+      fecha_inicio: input.fechaInicio,
+      fecha_fin: null,
+      estado: 'ACTIVO',
+      motivo: null,
+      created_at: input.now,
+      updated_at: input.now,
+    });
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(CYCLE_ALREADY_OPEN);
     throw err;
   }
-  await trx
-    .insertInto('ingreso_historial')
-    .values({ ingreso_id: id, at: input.now, user_id: input.userId, desde: null, hacia: 'ACTIVO', motivo: null, fecha: input.fechaInicio })
-    .execute();
+  await insertRow(trx, 'ingreso_historial', { ingreso_id: id, at: input.now, user_id: input.userId, desde: null, hacia: 'ACTIVO', motivo: null, fecha: input.fechaInicio });
   return id;
 }
 
@@ -109,18 +102,15 @@ export async function applyStatusChange(
     .where('estado', '=', input.from)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) !== 1) return false;
-  await trx
-    .insertInto('ingreso_historial')
-    .values({
-      ingreso_id: input.ingresoId,
-      at: input.now,
-      user_id: input.userId,
-      desde: input.from,
-      hacia: input.to,
-      motivo: input.motivo,
-      fecha: input.fecha,
-    })
-    .execute();
+  await insertRow(trx, 'ingreso_historial', {
+    ingreso_id: input.ingresoId,
+    at: input.now,
+    user_id: input.userId,
+    desde: input.from,
+    hacia: input.to,
+    motivo: input.motivo,
+    fecha: input.fecha,
+  });
   return true;
 }
 

@@ -3,6 +3,7 @@
 import { expressionBuilder, PostgresAdapter, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database, Executor } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { insertRowReturningId, precompiled } from '../db/prepared.js';
 import { conflict } from '../shared/domain-error.js';
 import { mesCapita, mesFiltroRange } from '../ingresos/ingreso.rules.js';
 import type { NewPatientRow, PatientRow, PatientUpdate } from './patient.table.js';
@@ -23,27 +24,31 @@ export async function findPatientById(db: Executor, id: number): Promise<Patient
  * listed in documento_collisions (decision 0030).
  */
 export async function isDocumentoKeyTaken(db: Executor, documentoKey: string, exceptId?: number): Promise<boolean> {
-  let q = db
+  // The key is unique, so at most a holder and a listed collision come back.
+  const holders = await selectDocumentoKeyHolders(db, documentoKey);
+  return holders.some((h) => h.id !== exceptId);
+}
+
+/** Two indexed lookups (one on each table's documento_key index), so no temporary table is built for an IN list. */
+const selectDocumentoKeyHolders = precompiled((db: Executor, documentoKey: string) =>
+  db
     .selectFrom('patients')
     .select('id')
-    .where((eb) =>
-      eb.or([
-        eb('documento_key', '=', documentoKey),
-        eb.and([
-          eb('id', 'in', eb.selectFrom('documento_collisions').select('patient_id').where('documento_key', '=', documentoKey)),
-          sql<SqlBool>`patients.documento_key = ${`${documentoKey}#`} || cast(patients.id as text)`,
-        ]),
-      ]),
-    );
-  if (exceptId !== undefined) q = q.where('id', '<>', exceptId);
-  return (await q.executeTakeFirst()) !== undefined;
-}
+    .where('documento_key', '=', documentoKey)
+    .unionAll(
+      db
+        .selectFrom('documento_collisions as c')
+        .innerJoin('patients as p', 'p.id', 'c.patient_id')
+        .select('p.id')
+        .where('c.documento_key', '=', documentoKey)
+        .where(sql<SqlBool>`p.documento_key = ${documentoKey} || '#' || cast(p.id as text)`),
+    ),
+);
 
 /** Inserts a patient (derived columns included by the caller); the DOCUMENTO_TAKEN domain error on a duplicate key. */
 export async function insertPatient(db: Executor, row: NewPatientRow): Promise<number> {
   try {
-    const inserted = await db.insertInto('patients').values(row).returning('id').executeTakeFirstOrThrow();
-    return inserted.id;
+    return await insertRowReturningId(db, 'patients', row);
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(DOCUMENTO_TAKEN);
     throw err;
@@ -359,6 +364,8 @@ export interface PersonCandidate {
 /** Patients born on any of the given dates, a chunk of dates per statement: read from patients_birth_idx alone (migration 0120). */
 export async function findPeopleBornOn(db: Executor, dates: readonly string[]): Promise<PersonCandidate[]> {
   const unique = [...new Set(dates)];
+  // One date (a create): the statement compiled once.
+  if (unique.length === 1) return selectPeopleBornOn(db, unique[0]!);
   const out: PersonCandidate[] = [];
   for (let i = 0; i < unique.length; i += 500) {
     const chunk = unique.slice(i, i + 500);
@@ -373,6 +380,10 @@ export async function findPeopleBornOn(db: Executor, dates: readonly string[]): 
   }
   return out;
 }
+
+const selectPeopleBornOn = precompiled((db: Executor, date: string) =>
+  db.selectFrom('patients').select(['id', 'nombre', 'apellido', 'documento', 'fecha_nacimiento']).where('fecha_nacimiento', '=', date).orderBy('id'),
+);
 
 /** Which of the given documento keys are taken, and by which patient (a chunk of keys per statement). */
 export async function findPatientsByDocumentoKeys(db: Executor, keys: readonly string[]): Promise<Map<string, { id: number; nombre: string; apellido: string }>> {
