@@ -73,4 +73,33 @@ describe('views of a record are written to the audit trail in groups', () => {
     assert.equal(queue.pendingForPatient(p.id).length, 1, 'and kept for the next group');
     await queue.close();
   });
+
+  if (ENGINE === 'sqlite') test('the thread writes a group of any size whole, each view with its own values, in order', async () => {
+    const p = await createPatient(db, { nombre: 'Muchas' });
+    const writer = startViewWriter(database.handle.sqliteFile!);
+    // 100 = 64 + 32 + 4 rows a statement, then a group of one.
+    for (const size of [100, 1]) {
+      const rows = Array.from({ length: size }, (_, i) => ({
+        at: `2026-11-26T10:00:${String(i % 60).padStart(2, '0')}.000Z`,
+        user_id: null,
+        username: `lector${size}-${i}`,
+        action: 'exam.view_clinical',
+        entity_type: 'patient',
+        entity_id: p.id,
+        patient_id: p.id,
+        changes: JSON.stringify({ registros: i }),
+        request_id: `req-${size}-${i}`,
+      }));
+      await writer.write(rows);
+      const stored = await db
+        .selectFrom('audit_log')
+        .select(['at', 'user_id', 'username', 'action', 'entity_type', 'entity_id', 'patient_id', 'changes', 'request_id'])
+        .where('patient_id', '=', p.id)
+        .where('username', 'like', `lector${size}-%`)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(stored, rows);
+    }
+    await writer.close();
+  });
 });

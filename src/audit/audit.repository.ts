@@ -92,9 +92,9 @@ export async function findAuditCursor(db: Executor, id: number): Promise<{ at: s
 
 /**
  * Entries that are not views, word for word the condition of the partial index audit_log_patient_changes_idx
- * (migration 0050), with the actions as literals: both engines then read a patient's changes from that index.
+ * (migration 0130), with the actions as literals: both engines then read a patient's changes from that index.
  */
-const NOT_A_VIEW = sql<boolean>`action not in (${sql.raw(VIEW_ACTIONS.map((a) => `'${a}'`).join(', '))})`;
+const NOT_A_VIEW = sql<boolean>`${sql.raw(VIEW_ACTIONS.map((a) => `action <> '${a}'`).join(' and '))}`;
 
 /** Which of a patient's entries a history shows: every entry, or only the changes (views left out). */
 export type HistoryScope = 'all' | 'changes';
