@@ -72,28 +72,31 @@ export async function insertRowReturningId<T extends keyof Database & string>(db
 const compiledInserts = { sqlite: new Map<string, CompiledQuery>(), postgres: new Map<string, CompiledQuery>() };
 
 async function runInsert(db: Executor, table: string, row: object, returningId: boolean): Promise<{ id: number }[]> {
-  const values = row as Record<string, unknown>;
-  const columns = Object.keys(values).filter((c) => values[c] !== undefined);
+  const parameters: unknown[] = [];
+  // A value that is an expression (sql`…`, a subquery) is part of the statement's text: built each time.
+  let plain = true;
+  let key = returningId ? `${table} returning id:` : `${table}:`;
+  for (const [column, value] of Object.entries(row)) {
+    if (value === undefined) continue;
+    parameters.push(value);
+    key += `${column},`;
+    if (value !== null && typeof value === 'object' && !(value instanceof Uint8Array)) plain = false;
+  }
   // Built as Kysely builds any insert; only the statement's text and the order of its parameters are kept.
   const build = () => {
-    const insert = (db as Kysely<any>).insertInto(table).values(values);
+    const insert = (db as Kysely<any>).insertInto(table).values(row);
     return returningId ? insert.returning('id') : insert;
   };
-  // A value that is an expression (sql`…`, a subquery) is part of the statement's text: built each time.
-  const plain = columns.every((c) => isPlainValue(values[c]));
   if (!plain || db.getExecutor().plugins.length > 0) return (await db.executeQuery<{ id: number }>(build().compile())).rows;
   const cache = compiledInserts[isPostgres(db) ? 'postgres' : 'sqlite'];
-  const key = `${table} ${returningId ? 'returning id' : ''} ${columns.join(',')}`;
   let query = cache.get(key);
   if (query === undefined) {
     query = build().compile();
     // Each value is one parameter, in the row's order.
-    if (query.parameters.length !== columns.length || query.parameters.some((p, i) => p !== values[columns[i]!])) {
+    if (query.parameters.length !== parameters.length || query.parameters.some((p, i) => p !== parameters[i])) {
       throw new Error(`insertRow: the statement's parameters are not the row's values in order: ${query.sql}`);
     }
     cache.set(key, query);
   }
-  return (await db.executeQuery<{ id: number }>({ ...query, parameters: columns.map((c) => values[c]) })).rows;
+  return (await db.executeQuery<{ id: number }>({ ...query, parameters })).rows;
 }
-
-const isPlainValue = (v: unknown): boolean => v === null || typeof v !== 'object' || v instanceof Uint8Array;
