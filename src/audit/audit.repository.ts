@@ -11,12 +11,7 @@ export type { AuditEntry };
 // What a deactivated user may still leave in the trail: the failed attempt and the end of the session.
 const RECORDED_FOR_INACTIVE_USERS = new Set(['login_failed', 'logout']);
 
-/**
- * Appends one entry to the audit trail; call it inside the transaction of the change it records.
- * The actor must still be active when the transaction commits: on PostgreSQL the user's row is share-locked,
- * so a deactivation either waits for this transaction or this one sees it and throws actorInactive()
- * (rolling the change back); SQLite runs one transaction at a time, so the read alone settles it.
- */
+/** The actor's is_active, share-locked on PostgreSQL (compiled once per dialect). */
 const selectActorActive = precompiled((db: Executor, userId: number) =>
   db
     .selectFrom('users')
@@ -25,6 +20,12 @@ const selectActorActive = precompiled((db: Executor, userId: number) =>
     .$if(isPostgres(db), (q) => q.forShare()),
 );
 
+/**
+ * Appends one entry to the audit trail; call it inside the transaction of the change it records.
+ * The actor must still be active when the transaction commits: on PostgreSQL the user's row is share-locked,
+ * so a deactivation either waits for this transaction or this one sees it and throws actorInactive()
+ * (rolling the change back); SQLite runs one transaction at a time, so the read alone settles it.
+ */
 export async function recordAudit(db: Executor, entry: AuditEntry): Promise<void> {
   if (entry.actor && !RECORDED_FOR_INACTIVE_USERS.has(entry.action)) {
     const [actor] = await selectActorActive(db, entry.actor.id);
