@@ -1,6 +1,7 @@
 // The uploads kept between an import's preview and its confirmation (migration 0060).
 
 import type { Executor } from '../db/database.js';
+import { insertRowReturningId } from '../db/prepared.js';
 import type { ImportUploadRow } from './import.table.js';
 
 /** Uploads older than this are deleted when the next one arrives. */
@@ -11,12 +12,13 @@ export async function insertUpload(
   u: { userId: number; fileName: string; digest: string; content: Buffer; at: Date },
 ): Promise<number> {
   await db.deleteFrom('patient_import_uploads').where('created_at', '<', new Date(u.at.getTime() - UPLOAD_TTL_MS).toISOString()).execute();
-  const row = await db
-    .insertInto('patient_import_uploads')
-    .values({ user_id: u.userId, file_name: u.fileName, digest: u.digest, content: u.content, created_at: u.at.toISOString() })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  return insertRowReturningId(db, 'patient_import_uploads', {
+    user_id: u.userId,
+    file_name: u.fileName,
+    digest: u.digest,
+    content: u.content,
+    created_at: u.at.toISOString(),
+  });
 }
 
 /** The user's own upload, or undefined (another user's upload is never found). */

@@ -1,6 +1,6 @@
 import type { SessionUser } from '../web/deps.js';
 import type { Executor } from '../db/database.js';
-import { precompiled } from '../db/prepared.js';
+import { insertRow, precompiled } from '../db/prepared.js';
 
 export type { SessionUser };
 
@@ -43,17 +43,14 @@ export async function insertSession(
   db: Executor,
   session: { idHash: string; userId: number; now: string; ip: string | null; userAgent: string | null },
 ): Promise<void> {
-  await db
-    .insertInto('sessions')
-    .values({
-      id_hash: session.idHash,
-      user_id: session.userId,
-      created_at: session.now,
-      last_seen_at: session.now,
-      ip: session.ip,
-      user_agent: session.userAgent,
-    })
-    .execute();
+  await insertRow(db, 'sessions', {
+    id_hash: session.idHash,
+    user_id: session.userId,
+    created_at: session.now,
+    last_seen_at: session.now,
+    ip: session.ip,
+    user_agent: session.userAgent,
+  });
 }
 
 export async function touchSession(db: Executor, idHash: string, now: string): Promise<void> {

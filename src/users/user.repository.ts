@@ -1,5 +1,6 @@
 import type { Executor } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { insertRow, insertRowReturningId } from '../db/prepared.js';
 import { conflict } from '../shared/domain-error.js';
 import { LOCK_FAILURES, LOCK_WINDOW_MS, usernameKey } from './user.rules.js';
 
@@ -28,20 +29,15 @@ export async function insertUser(
 ): Promise<number> {
   if (await findUserByUsername(db, user.username)) throw conflict(USERNAME_TAKEN, { username: user.username });
   try {
-    const row = await db
-      .insertInto('users')
-      .values({
-        username: user.username.trim(),
-        username_key: usernameKey(user.username),
-        password_hash: user.passwordHash,
-        is_admin: user.isAdmin ? 1 : 0,
-        is_active: 1,
-        created_at: user.now,
-        last_login_at: null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
+    return await insertRowReturningId(db, 'users', {
+      username: user.username.trim(),
+      username_key: usernameKey(user.username),
+      password_hash: user.passwordHash,
+      is_admin: user.isAdmin ? 1 : 0,
+      is_active: 1,
+      created_at: user.now,
+      last_login_at: null,
+    });
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(USERNAME_TAKEN, { username: user.username });
     throw err;
@@ -69,7 +65,7 @@ export async function recentLoginFailures(db: Executor, username: string, now: D
 }
 
 export async function recordLoginFailure(db: Executor, username: string, now: Date): Promise<void> {
-  await db.insertInto('login_failures').values({ username_key: usernameKey(username), at: now.toISOString() }).execute();
+  await insertRow(db, 'login_failures', { username_key: usernameKey(username), at: now.toISOString() });
 }
 
 export async function clearLoginFailures(db: Executor, username: string): Promise<void> {
