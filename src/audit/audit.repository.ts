@@ -4,6 +4,7 @@ import { VIEW_ACTIONS } from './audit.labels.js';
 import { insertRow, precompiled } from '../db/prepared.js';
 import { actorInactive } from '../shared/domain-error.js';
 import { auditRowOf, type AuditEntry } from './audit.rules.js';
+import type { AuditRow } from './audit.table.js';
 
 export type { AuditEntry };
 
@@ -49,17 +50,8 @@ export interface AuditFilters {
   toInstant?: string | null;
 }
 
-export interface AuditListRow {
-  id: number;
-  at: string;
-  user_id: number | null;
-  username: string | null;
-  action: string;
-  entity_type: string | null;
-  entity_id: number | null;
-  patient_id: number | null;
-  changes: string | null;
-}
+/** An entry as the trail's pages show it: the stored row without its request id. */
+export type AuditListRow = Omit<AuditRow, 'request_id'>;
 
 const AUDIT_COLUMNS = ['id', 'at', 'user_id', 'username', 'action', 'entity_type', 'entity_id', 'patient_id', 'changes'] as const;
 
