@@ -7,7 +7,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { systemClock } from './shared/clock.js';
 import { deleteExpiredSessions } from './users/session.repository.js';
 import { countUsers } from './users/user.repository.js';
-import { logDocumentoCollisions } from './patients/patient.repository.js';
+import { logDocumentoCollisions } from './patients/identity.repository.js';
 
 async function main(): Promise<void> {
   let config: Config;

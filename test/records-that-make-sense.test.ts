@@ -9,7 +9,8 @@ import { migrations } from '../src/db/migrations/index.js';
 import { Migrator, type Kysely, type Migration } from 'kysely';
 import { createPatient, newPatientRow } from '../src/patients/patient.fixtures.js';
 import { normalizeForSearch } from '../src/shared/text.js';
-import { listDocumentoCollisions, logDocumentoCollisions, searchPatients } from '../src/patients/patient.repository.js';
+import { listDocumentoCollisions, logDocumentoCollisions } from '../src/patients/identity.repository.js';
+import { searchPatients } from '../src/patients/patient.repository.js';
 import { createTestContext, createTestDatabase, decodeEntities, ENGINE, loggedInClient, messagesIn, type TestClient, type TestContext } from './helpers.js';
 
 let ctx: TestContext;

@@ -10,15 +10,8 @@ import type { FieldErrors, FormValues } from '../web/fields.js';
 import { parseId, queryValue } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { createPatientWithCycle, pickAudited } from './patient.create.js';
-import {
-  DOCUMENTO_TAKEN,
-  findPatientById,
-  findPeopleBornOn,
-  isDocumentoKeyTaken,
-  type PersonCandidate,
-  setActiveIngresoFechaInicio,
-  updatePatient,
-} from './patient.repository.js';
+import { findPeopleBornOn, isDocumentoKeyTaken, type PersonCandidate } from './identity.repository.js';
+import { DOCUMENTO_TAKEN, findPatientById, setActiveIngresoFechaInicio, updatePatient } from './patient.repository.js';
 import { documentoKey, keptDocumentoKey, patientDerivedColumns, similarPeople } from './patient.rules.js';
 import { FORM_MSG, parseCreatePatientForm, parseListQuery, parsePatientForm } from './patient.schema.js';
 import { CreatePatientPage } from './views/create.page.js';

@@ -12,7 +12,7 @@ import { PASSWORD_MISMATCH } from './user.rules.js';
 import { createUserSchema, setPasswordSchema } from './user.schema.js';
 import { UserDetailPage, UsersPage } from './views/users.page.js';
 import { inTransaction } from '../db/transaction.js';
-import { listDocumentoCollisions } from '../patients/patient.repository.js';
+import { listDocumentoCollisions } from '../patients/identity.repository.js';
 import { DocumentoCollisionsPage } from '../patients/views/collisions.page.js';
 
 export const USER_MSG = {

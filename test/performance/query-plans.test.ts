@@ -17,7 +17,7 @@ import { CompiledQuery, sql, type KyselyPlugin, type PluginTransformQueryArgs, t
 import { buildApp } from '../../src/app.js';
 import type { Db } from '../../src/db/database.js';
 import { createPatient } from '../../src/patients/patient.fixtures.js';
-import { findPeopleBornOn } from '../../src/patients/patient.repository.js';
+import { findPeopleBornOn } from '../../src/patients/identity.repository.js';
 import { ENGINE, TestClient, TestClock, createTestDatabase, createUser, login, testConfig, type TestDatabase } from '../helpers.js';
 import type { FastifyInstance } from 'fastify';
 

@@ -1,5 +1,5 @@
 import { labelOf, TIPOS_DOCUMENTO } from '../patient.rules.js';
-import type { DocumentoCollisionRow } from '../patient.repository.js';
+import type { DocumentoCollisionRow } from '../identity.repository.js';
 import { groupBy } from '../../shared/collections.js';
 import { Layout } from '../../web/layout.js';
 import type { PageContext } from '../../web/render.js';
