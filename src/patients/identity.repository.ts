@@ -5,6 +5,9 @@ import { sql, type SqlBool } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { precompiled } from '../db/prepared.js';
 
+/** The form `<key>#<id>` a colliding patient's key took (migration 0040), for the patient aliased `p`. */
+const keyWithIdOfP = (key: unknown) => sql<string>`${key} || '#' || cast(p.id as text)`;
+
 /**
  * Whether another patient (not `exceptId`) already has this documento_key, also as a colliding '<key>#<id>' still
  * listed in documento_collisions (decision 0030).
@@ -27,7 +30,7 @@ const selectDocumentoKeyHolders = precompiled((db: Executor, documentoKey: strin
         .innerJoin('patients as p', 'p.id', 'c.patient_id')
         .select('p.id')
         .where('c.documento_key', '=', documentoKey)
-        .where(sql<SqlBool>`p.documento_key = ${documentoKey} || '#' || cast(p.id as text)`),
+        .where('p.documento_key', '=', keyWithIdOfP(documentoKey)),
     ),
 );
 
@@ -48,7 +51,7 @@ export interface DocumentoCollisionRow {
  * '<key>#<id>' form), in groups of two or more, ordered by key and id.
  */
 export async function listDocumentoCollisions(db: Executor): Promise<DocumentoCollisionRow[]> {
-  const stillMember = sql<SqlBool>`(p.documento_key = c.documento_key or p.documento_key = c.documento_key || '#' || cast(p.id as text))`;
+  const stillMember = sql<SqlBool>`(p.documento_key = c.documento_key or p.documento_key = ${keyWithIdOfP(sql.ref('c.documento_key'))})`;
   const open = db
     .selectFrom('documento_collisions as c')
     .innerJoin('patients as p', 'p.id', 'c.patient_id')
@@ -97,6 +100,9 @@ export interface PersonCandidate {
   fecha_nacimiento: string;
 }
 
+/** What the duplicate-person check reads of each candidate: all of it in patients_birth_idx (migration 0120). */
+const PERSON_COLUMNS = ['id', 'nombre', 'apellido', 'documento', 'fecha_nacimiento'] as const;
+
 /** Patients born on any of the given dates, a chunk of dates per statement: read from patients_birth_idx alone (migration 0120). */
 export async function findPeopleBornOn(db: Executor, dates: readonly string[]): Promise<PersonCandidate[]> {
   const unique = [...new Set(dates)];
@@ -108,7 +114,7 @@ export async function findPeopleBornOn(db: Executor, dates: readonly string[]): 
     out.push(
       ...(await db
         .selectFrom('patients')
-        .select(['id', 'nombre', 'apellido', 'documento', 'fecha_nacimiento'])
+        .select(PERSON_COLUMNS)
         .where('fecha_nacimiento', 'in', chunk)
         .orderBy('id')
         .execute()),
@@ -118,7 +124,7 @@ export async function findPeopleBornOn(db: Executor, dates: readonly string[]): 
 }
 
 const selectPeopleBornOn = precompiled((db: Executor, date: string) =>
-  db.selectFrom('patients').select(['id', 'nombre', 'apellido', 'documento', 'fecha_nacimiento']).where('fecha_nacimiento', '=', date).orderBy('id'),
+  db.selectFrom('patients').select(PERSON_COLUMNS).where('fecha_nacimiento', '=', date).orderBy('id'),
 );
 
 /** Which of the given documento keys are taken, and by which patient (a chunk of keys per statement). */
