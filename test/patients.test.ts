@@ -494,6 +494,31 @@ describe('GET /patients/ (list)', () => {
     assert.equal(valueOf(res.body, 'query_search'), `${t} nadie`);
   });
 
+  test('"maria rodriguez": every word, in any order, on every list that searches and its CSV export (issue 29, decision 0070)', async () => {
+    const t = uniq();
+    const maria = await createPatient(ctx.db, { nombre: 'María Fernanda', apellido: 'Rodríguez Pérez', documento: `${t}DOC1` });
+    const jose = await createPatient(ctx.db, { nombre: 'José Luis', apellido: 'Gómez', documento: `${t}DOC2` });
+    for (const path of ['/patients/', '/patients/follow', '/exams/']) {
+      for (const [q, expected] of [
+        [`maria rodriguez ${t}`, [maria.id]],
+        [`RODRÍGUEZ ${t} maría`, [maria.id]],
+        [`jose gomez ${t}`, [jose.id]],
+        [`jose rodriguez ${t}`, []],
+      ] as const) {
+        const res = await client.get(`${path}?query_search=${encodeURIComponent(q)}`);
+        assert.equal(res.status, 200);
+        assert.deepEqual(listedIds(res.body), expected, `${path} '${q}'`);
+        assert.equal(valueOf(res.body, 'query_search'), q);
+      }
+    }
+    for (const path of ['/patients/export.csv', '/patients/follow.csv', '/exams/export.csv']) {
+      const csv = await client.get(`${path}?query_search=${encodeURIComponent(`rodriguez maria ${t}`)}`);
+      assert.equal(csv.status, 200);
+      const rows = csv.body.trim().split('\r\n').slice(1);
+      assert.deepEqual(rows.map((r) => r.split(';')[0]), [`${t}DOC1`], path);
+    }
+  });
+
   test('a cédula typed as printed (1.098.572.175), with hyphens or spaces, finds the patient on the lists; the box keeps what was typed', async () => {
     const digits = String(6_000_000_000 + Math.floor(Math.random() * 999_999_999));
     const dotted = digits.replace(/\B(?=(\d{3})+(?!\d))/g, '.');
