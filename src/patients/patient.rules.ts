@@ -209,21 +209,19 @@ export function searchNeedle(query: string): string {
 
 // A comma or semicolon against a word ('Rodríguez, María') is punctuation, never part of a name or documento.
 const EDGE_PUNCTUATION = /^[,;]+|[,;]+$/g;
-const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 
 /**
  * The words a list search must each find, in any order, in a patient's search text (decision 0070): 'maria
  * rodriguez' finds María Fernanda Rodríguez Pérez. The query is read as searchNeedle reads it, so a documento typed
  * with spaces ('1 098 572 175') stays one word; then each word as searchNeedle reads one ('1.098' → '1098'), without
- * commas or semicolons at its edges. Words without a letter or digit ('-', '&') are left out unless nothing else was
- * typed ('%' is then searched literally). Repeated words count once.
+ * commas or semicolons at its edges. Every other character stays: a word of punctuation (`"`, `--`) must be found
+ * too, so a fragment of SQL finds nobody. Repeated words count once.
  */
 export function searchWords(query: string): string[] {
   const typed = searchNeedle(query).split(' ').filter((w) => w !== '');
   const words = typed.map((w) => searchNeedle(w.replace(EDGE_PUNCTUATION, ''))).filter((w) => w !== '');
-  const meaningful = words.filter((w) => LETTER_OR_DIGIT.test(w));
-  // Punctuation alone (',') is still a search, of itself: it never widens the list to everyone.
-  return [...new Set(meaningful.length > 0 ? meaningful : words.length > 0 ? words : typed)];
+  // Commas alone (',') are still a search, of themselves: they never widen the list to everyone.
+  return [...new Set(words.length > 0 ? words : typed)];
 }
 
 /**
