@@ -180,7 +180,11 @@ describe('parseDecimalHundredths: es-CO numbers', () => {
   test('a value both readings of which fit the field is not guessed: the message shows both', () => {
     const ambiguous = parse('1.234', 500000); // a measurement of at most 5000,00
     assert.equal(ambiguous.ok, false);
-    assert.equal(!ambiguous.ok && ambiguous.error, '«1.234» puede leerse como 1234 o como 1,234: escriba 1234 (sin separador de miles) o 1,234 (con coma decimal).');
+    assert.equal(!ambiguous.ok && ambiguous.error, '«1.234» puede leerse como 1234 o como 1,234: escriba 1234 si son miles; si son decimales, use máximo 2.');
+    // What the message suggests is read one way only.
+    assert.deepEqual(parse('1234', 500000), { ok: true, value: 123400 });
+    assert.deepEqual(parse('1.250', 500000), { ok: false, error: '«1.250» puede leerse como 1250 o como 1,25: escriba 1250 (sin separador de miles) o 1,25 (con coma decimal).' });
+    assert.deepEqual(parse('1,25', 500000), { ok: true, value: 125 });
     // Money reads a dot as thousands, but a comma before three digits could be either.
     const comma = parse('1,500', MONEY_MAX, 'money');
     assert.ok(!comma.ok && comma.error.includes('1500') && comma.error.includes('1,5'), JSON.stringify(comma));

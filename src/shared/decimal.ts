@@ -19,9 +19,15 @@ export function decimalMaxMessage(maxValueHundredths: number): string {
  */
 export type DecimalKind = 'money' | 'measure';
 
-/** A value read both ways within the field's limits: the message shows both readings and how to write each. */
-export function decimalAmbiguousMessage(typed: string, thousands: string, decimal: string): string {
-  return `«${typed}» puede leerse como ${thousands} o como ${decimal}: escriba ${thousands} (sin separador de miles) o ${decimal} (con coma decimal).`;
+/**
+ * A value read both ways within the field's limits: the message shows both readings and how to write each so that
+ * it cannot be misread; three decimals that are not zeros cannot be stored, so that reading gets the rule instead.
+ */
+export function decimalAmbiguousMessage(typed: string, thousands: string, decimal: string, decimalStorable: boolean): string {
+  const both = `«${typed}» puede leerse como ${thousands} o como ${decimal}`;
+  return decimalStorable
+    ? `${both}: escriba ${thousands} (sin separador de miles) o ${decimal} (con coma decimal).`
+    : `${both}: escriba ${thousands} si son miles; si son decimales, use máximo 2.`;
 }
 export const DECIMAL_GROUPING_MESSAGE = 'Los separadores de miles van cada tres cifras (por ejemplo 1.234.567 o 259.783,50).';
 function decimalReadAboveMaxMessage(maxValueHundredths: number, typed: string, read: string): string {
@@ -83,7 +89,7 @@ function readSeparators(s: string, max: number, kind: DecimalKind): Read {
   if (kind === 'money' && last === '.') return reading(whole + fraction, '', true);
   const thousandsFits = Number(whole + fraction) * 100 <= max;
   const decimalFits = Number(whole) * 1000 + Number(fraction) <= max * 10;
-  if (thousandsFits && decimalFits) return refused(decimalAmbiguousMessage(s, whole + fraction, shownReading(whole, fraction)));
+  if (thousandsFits && decimalFits) return refused(decimalAmbiguousMessage(s, whole + fraction, shownReading(whole, fraction), fraction.endsWith('0')));
   if (thousandsFits) return reading(whole + fraction, '', true);
   return reading(whole, fraction, false);
 }
