@@ -5,7 +5,7 @@ import { sql, type Kysely, type SqlBool } from 'kysely';
 import { todayIn } from '../src/shared/dates.js';
 import { countRows, formatInt } from './common.js';
 import type { Session } from './server.js';
-import { COMMON_SURNAME_FRAGMENT, RARE_SURNAME_FRAGMENT } from './synthetic.js';
+import { COMMON_SURNAME_FRAGMENT, RARE_SURNAME_FRAGMENT, TWO_WORDS } from './synthetic.js';
 
 export interface Target {
   p99?: number;
@@ -208,6 +208,8 @@ export function scenarios(f: Fixtures, db: Kysely<any>, session: Session): Scena
     { key: 'search-rare', name: `?query_search=${RARE_SURNAME_FRAGMENT} (rare surname)`, list: true, target: searchTarget, expect: 200, ...inTurn([`/patients/?query_search=${RARE_SURNAME_FRAGMENT}`]) },
     { key: 'search-documento', name: `?query_search=${f.documentoPrefix} (documento prefix)`, list: true, target: searchTarget, expect: 200, ...inTurn([`/patients/?query_search=${f.documentoPrefix}`]) },
     { key: 'search-fullname', name: '?query_search=jose perez (nombre apellido)', list: true, target: searchTarget, expect: 200, ...inTurn(['/patients/?query_search=jose+perez']) },
+    // Two words found apart (decision 0070): a given name and a surname the generator often puts together.
+    { key: 'search-words', name: `?query_search=${TWO_WORDS.replace(' ', '+')} (given name and surname, apart)`, list: true, target: searchTarget, expect: 200, ...inTurn([`/patients/?query_search=${TWO_WORDS.replace(' ', '+')}`]) },
     { key: 'mes-filtro', name: '?mes_filtro=7', list: true, target: listTarget, expect: 200, ...inTurn(['/patients/?mes_filtro=7']) },
     { key: 'search-mes', name: `?query_search=${COMMON_SURNAME_FRAGMENT}&mes_filtro=7`, list: true, target: searchTarget, expect: 200, ...inTurn([`/patients/?query_search=${COMMON_SURNAME_FRAGMENT}&mes_filtro=7`]) },
     { key: 'follow-search', name: `/patients/follow?query_search=${COMMON_SURNAME_FRAGMENT}`, list: true, target: searchTarget, expect: 200, ...inTurn([`/patients/follow?query_search=${COMMON_SURNAME_FRAGMENT}`]) },

@@ -189,6 +189,20 @@ describe('POST /patients/create/', () => {
     assert.equal((await patientByDocumento(b.documento!))!.altura, 175);
   });
 
+  test('valor cápita «259.783», as the record shows money, is stored as 259783, shown back, and saved again unchanged (decision 0069)', async () => {
+    const form = validForm({ valor_capita: '259.783', peso: '72.5', cuello: '38,250' });
+    const created = await client.post('/patients/create/', form);
+    assert.equal(created.status, 302, errorSummary(created.body));
+    const p = (await patientByDocumento(form.documento!))!;
+    assert.deepEqual([Number(p.valor_capita), p.peso, p.cuello], [25978300, 7250, 3825]);
+    const page = await client.get(`/patients/${p.id}/`);
+    assert.match(decodeEntities(page.body), /\$ 259\.783</);
+    assert.equal(valueOf(page.body, 'valor_capita'), '259.783');
+    const again = await client.post(`/patients/${p.id}/`, validForm({ documento: form.documento!, fecha_nacimiento: form.fecha_nacimiento!, valor_capita: valueOf(page.body, 'valor_capita'), peso: valueOf(page.body, 'peso') }));
+    assert.equal(again.status, 302, errorSummary(again.body));
+    assert.deepEqual([Number((await patientByDocumento(form.documento!))!.valor_capita), (await patientByDocumento(form.documento!))!.peso], [25978300, 7250]);
+  });
+
   test('optional measurements left blank are stored as null', async () => {
     const form = validForm({ peso: '', altura: '', perimetro_abdominal: '', cuello: '' });
     assert.equal((await client.post('/patients/create/', form)).status, 302);
@@ -218,6 +232,9 @@ describe('POST /patients/create/', () => {
     ['negative cuello', { cuello: '-3' }, 'cuello', /negativo/],
     ['valor_capita over its maximum', { valor_capita: '100000000' }, 'valor_capita', /máximo/],
     ['decimal with letters', { perimetro_abdominal: '9o' }, 'perimetro_abdominal', /número válido/],
+    ['1.234,5 above a measurement’s maximum', { perimetro_abdominal: '1.234,5' }, 'perimetro_abdominal', /máximo es 999,99; «1\.234,5» se leyó como 1234,5\./],
+    ['valor_capita read two ways', { valor_capita: '1,500' }, 'valor_capita', /«1,500» puede leerse como 1500 o como 1,5/],
+    ['thousands dots in the wrong places', { valor_capita: '25.97.83' }, 'valor_capita', /cada tres cifras/],
     ['unknown departamento', { departamento: 'NARNIA' }, 'departamento', /departamento/],
     ['city of another department', { departamento: 'SANTANDER', ciudad: 'MEDELLÍN' }, 'ciudad', /SANTANDER/],
     ['city missing', { ciudad: '' }, 'ciudad', /obligatorio/],
@@ -475,6 +492,31 @@ describe('GET /patients/ (list)', () => {
     assert.deepEqual(listedIds(res.body), []);
     assert.match(res.body, /Ningún paciente activo coincide/);
     assert.equal(valueOf(res.body, 'query_search'), `${t} nadie`);
+  });
+
+  test('"maria rodriguez": every word, in any order, on every list that searches and its CSV export (issue 29, decision 0070)', async () => {
+    const t = uniq();
+    const maria = await createPatient(ctx.db, { nombre: 'María Fernanda', apellido: 'Rodríguez Pérez', documento: `${t}DOC1` });
+    const jose = await createPatient(ctx.db, { nombre: 'José Luis', apellido: 'Gómez', documento: `${t}DOC2` });
+    for (const path of ['/patients/', '/patients/follow', '/exams/']) {
+      for (const [q, expected] of [
+        [`maria rodriguez ${t}`, [maria.id]],
+        [`RODRÍGUEZ ${t} maría`, [maria.id]],
+        [`jose gomez ${t}`, [jose.id]],
+        [`jose rodriguez ${t}`, []],
+      ] as const) {
+        const res = await client.get(`${path}?query_search=${encodeURIComponent(q)}`);
+        assert.equal(res.status, 200);
+        assert.deepEqual(listedIds(res.body), expected, `${path} '${q}'`);
+        assert.equal(valueOf(res.body, 'query_search'), q);
+      }
+    }
+    for (const path of ['/patients/export.csv', '/patients/follow.csv', '/exams/export.csv']) {
+      const csv = await client.get(`${path}?query_search=${encodeURIComponent(`rodriguez maria ${t}`)}`);
+      assert.equal(csv.status, 200);
+      const rows = csv.body.trim().split('\r\n').slice(1);
+      assert.deepEqual(rows.map((r) => r.split(';')[0]), [`${t}DOC1`], path);
+    }
   });
 
   test('a cédula typed as printed (1.098.572.175), with hyphens or spaces, finds the patient on the lists; the box keeps what was typed', async () => {

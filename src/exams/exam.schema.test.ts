@@ -128,3 +128,14 @@ describe('voidSchema', () => {
     assert.ok(r.success && r.data.motivo_anulacion === 'duplicado');
   });
 });
+
+describe('monitoring values as Colombians write them (decision 0069)', () => {
+  test('a trailing zero after three decimals is read as decimals, since thousands cannot fit; 1.234,5 is refused saying how it was read', () => {
+    const r = parseExamForm('MONITOREO', monitoreo({ iah: '12.500', fuga_lpm: '24,250', horas_uso_promedio: '6.5' }), TODAY);
+    assert.ok(r.ok && r.parsed.kind === 'MONITOREO', JSON.stringify(r.ok ? null : r.errors));
+    assert.deepEqual([r.parsed.data.iah, r.parsed.data.fuga_lpm, r.parsed.data.horas_uso_promedio], [1250, 2425, 650]);
+    const bad = parseExamForm('MONITOREO', monitoreo({ iah: '1.234,5' }), TODAY);
+    assert.ok(!bad.ok);
+    assert.equal(bad.errors.iah, 'El valor máximo es 200,00; «1.234,5» se leyó como 1234,5.');
+  });
+});

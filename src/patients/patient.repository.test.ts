@@ -71,7 +71,8 @@ describe('searchPatients', () => {
         `query ${q} should find the patient`,
       );
     }
-    const miss = await searchPatients(db, { query: `perez jose ${t}`, onlyActive: true, page: 1, today: TODAY });
+    // Every word must be found (decision 0070): one that is nowhere in the patient's text finds nobody.
+    const miss = await searchPatients(db, { query: `jose perez ${t}zz`, onlyActive: true, page: 1, today: TODAY });
     assert.equal(miss.total, 0);
   });
 
@@ -93,8 +94,52 @@ describe('searchPatients', () => {
       assert.ok((await ids(legacy.documento, onlyActive)).includes(legacy.id), `as typed: ${legacy.documento}`);
       assert.ok((await ids(key, onlyActive)).includes(legacy.id), `by its key: ${key}`);
     }
-    // A name with a number is still a literal substring: no patient's text holds it.
-    assert.equal((await searchPatients(db, { query: `punteada ${dotted}`, onlyActive: false, page: 1, today: TODAY })).total, 0);
+    // A name and the cédula as printed: each word found on its own (decision 0070), the cédula by its digits.
+    assert.deepEqual((await ids(`punteada ${dotted}`, false)), [p.id]);
+    assert.deepEqual((await ids(`${dotted.slice(0, 7)} cédula ${t}`, true)), [p.id]);
+  });
+
+  test('every word of the query, in any order, in nombre, apellido or documento (issue 29, decision 0070)', async () => {
+    const t = token();
+    const maria = await createPatient(db, { nombre: 'María Fernanda', apellido: `Rodríguez Pérez ${t}`, documento: `1098${seq}7755` });
+    const jose = await createPatient(db, { nombre: 'José Luis', apellido: `Gómez ${t}` });
+    const luz = await createPatient(db, { nombre: 'Luz Dary', apellido: `Quintero Ñáñez ${t}` }, { fechaInicio: null });
+    const other = await createPatient(db, { nombre: 'Mariana', apellido: `Gómez Rodas ${t}` });
+    const ids = async (q: string, extra: Partial<PatientSearch> = {}) => {
+      const r = await searchPatients(db, { query: `${q} ${t}`, onlyActive: false, page: 1, today: TODAY, ...extra });
+      assert.equal(r.total, r.rows.length, q);
+      return r.rows.map((x) => x.id).sort((a, b) => a - b);
+    };
+    assert.deepEqual(await ids('maria rodriguez'), [maria.id]);
+    assert.deepEqual(await ids('rodriguez maria'), [maria.id]);
+    assert.deepEqual(await ids('MARÍA  RODRÍGUEZ'), [maria.id]);
+    assert.deepEqual(await ids('Rodríguez, María'), [maria.id]);
+    assert.deepEqual(await ids('maria fernanda rodriguez'), [maria.id]);
+    assert.deepEqual(await ids('jose gomez'), [jose.id]);
+    assert.deepEqual(await ids('luz quintero'), [luz.id]);
+    assert.deepEqual(await ids('nanez luz'), [luz.id]);
+    assert.deepEqual(await ids('luz quintero', { onlyActive: true }), []);
+    assert.deepEqual(await ids('gomez'), [jose.id, other.id]);
+    assert.deepEqual(await ids('mari'), [maria.id, other.id]);
+    // A word found nowhere: nobody, whatever the others match.
+    assert.deepEqual(await ids('maria rodriguez zzz'), []);
+    assert.deepEqual(await ids('jose quintero'), []);
+    // A documento prefix with a name word; words of one or two characters are checked too.
+    assert.deepEqual(await ids(`rodriguez 1098${seq}`), [maria.id]);
+    assert.deepEqual(await ids('ma go'), [other.id]);
+    assert.deepEqual(await ids('lu quintero'), [luz.id]);
+    // Without the token: the query alone finds her among everyone.
+    const plain = await searchPatients(db, { query: 'maria rodriguez', onlyActive: true, page: 1, today: TODAY });
+    assert.ok(plain.rows.some((x) => x.id === maria.id) && !plain.rows.some((x) => x.id === jose.id));
+  });
+
+  test('words of one or two characters only: every one must still be found', async () => {
+    const t = token();
+    const a = await createPatient(db, { nombre: `Yi ${t}`, apellido: 'Xu Oh' });
+    await createPatient(db, { nombre: `Yi ${t}`, apellido: 'Li' });
+    const r = await searchPatients(db, { query: 'xu yi oh', onlyActive: true, page: 1, today: TODAY });
+    assert.ok(r.rows.some((x) => x.id === a.id));
+    assert.ok(r.rows.every((x) => /xu/i.test(x.apellido) && /oh/i.test(x.apellido)), JSON.stringify(r.rows));
   });
 
   test('wildcards, quotes and SQL in the search are taken literally', async () => {
@@ -238,7 +283,7 @@ describe('patient_active_counts and the version of patients follow the patients 
     }
     const run = (walkBudget: number, query: string, extra: Partial<PatientSearch> = {}) =>
       searchPatients(db, { query, onlyActive: true, page: 1, today: TODAY, walkBudget, ...extra });
-    for (const query of [t, `${t} gonzalo`, `${t} luis`, 'gonzalo']) {
+    for (const query of [t, `${t} gonzalo`, `${t} luis`, 'gonzalo', `luis ${t}`, `${t} ap1`, `ap0 ${t}`, `go ${t}`]) {
       for (const extra of [{}, { mesFiltro: 7 }, { mesFiltro: 6 }, { onlyActive: false }, { page: 2 }, { onlyActive: false, page: 2 }]) {
         const walked = await run(Number.POSITIVE_INFINITY, query, extra);
         const indexed = await run(0, query, extra);

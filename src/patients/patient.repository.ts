@@ -8,7 +8,7 @@ import { insertRowReturningId } from '../db/prepared.js';
 import { conflict } from '../shared/domain-error.js';
 import { mesCapita, mesFiltroRange } from '../ingresos/ingreso.rules.js';
 import type { NewPatientRow, PatientRow, PatientUpdate } from './patient.table.js';
-import { searchNeedle } from './patient.rules.js';
+import { searchWords } from './patient.rules.js';
 
 /** Patients per list page (spec: 10 patients per page). */
 export const PAGE_SIZE = 10;
@@ -115,13 +115,44 @@ export function ftsPhrase(s: string): string {
   return `"${s.replace(/"/g, '""')}"`;
 }
 
-/** The FTS5 trigram tokenizer cannot match fewer than three characters; shorter queries use LIKE. */
+/** The FTS5 trigram tokenizer cannot match fewer than three characters; shorter words use LIKE. */
 const FTS_MIN_CHARS = 3;
 
 /**
- * The condition of the patient lists (and their exports) on `patients as p`: the search on the normalised
- * search_text (FTS5 trigram on SQLite for 3+ characters, LIKE otherwise, pg_trgm on PostgreSQL), "only active"
- * and mes_filtro as ranges on activo_desde (the ACTIVO Ingreso's fecha_inicio). A mes_filtro implies active.
+ * How the words of a search are matched (decision 0070). Every word must be found in search_text, in any order.
+ * SQLite: the words of three characters or more as one FTS5 query (quoted phrases ANDed), the shorter ones by LIKE
+ * over its matches; when every word is shorter, LIKE alone. PostgreSQL: one LIKE a word, all served by the pg_trgm
+ * index.
+ */
+interface WordMatch {
+  /** SQLite: the FTS5 query of the long words, or null when no word is long enough (and on PostgreSQL). */
+  fts: string | null;
+  /** The words matched by LIKE: every word without `fts`, else those FTS5 cannot match (checked over its matches). */
+  likeWords: string[];
+  /** Some word is long enough for a trigram index. */
+  indexable: boolean;
+}
+
+function wordMatch(db: Executor, words: readonly string[]): WordMatch {
+  const long = words.filter((w) => [...w].length >= FTS_MIN_CHARS);
+  const fts = isSqlite(db) && long.length > 0 ? long.map(ftsPhrase).join(' AND ') : null;
+  return { fts, likeWords: fts === null ? [...words] : words.filter((w) => [...w].length < FTS_MIN_CHARS), indexable: long.length > 0 };
+}
+
+/** Each word a literal substring of `<alias>.search_text` (`%` and `_` escaped). */
+function likes(alias: string, words: readonly string[]): RawBuilder<SqlBool>[] {
+  const column = sql.ref(`${alias}.search_text`);
+  return words.map((w) => sql<SqlBool>`${column} like ${`%${escapeLike(w)}%`} escape '\\'`);
+}
+
+/** The patients among the FTS5 matches of `fts` (SQLite), as a condition on `<alias>.id`. */
+const ftsMatches = (alias: string, fts: string): RawBuilder<SqlBool> =>
+  sql<SqlBool>`${sql.ref(`${alias}.id`)} in (select rowid from patients_fts where patients_fts match ${fts})`;
+
+/**
+ * The condition of the patient lists (and their exports) on `patients as p`: every word of the search in the
+ * normalised search_text (wordMatch), "only active" and mes_filtro as ranges on activo_desde (the ACTIVO Ingreso's
+ * fecha_inicio). A mes_filtro implies active.
  */
 export function patientListFilter(
   db: Executor,
@@ -129,14 +160,9 @@ export function patientListFilter(
 ): Expression<SqlBool> {
   const eb = expressionBuilder<{ p: Database['patients'] }, 'p'>();
   const conditions: Expression<SqlBool>[] = [];
-  const needle = searchNeedle(s.query ?? '');
-  if (needle !== '') {
-    conditions.push(
-      isSqlite(db) && [...needle].length >= FTS_MIN_CHARS
-        ? sql<SqlBool>`p.id in (select rowid from patients_fts where patients_fts match ${ftsPhrase(needle)})`
-        : sql<SqlBool>`p.search_text like ${`%${escapeLike(needle)}%`} escape '\\'`,
-    );
-  }
+  const match = wordMatch(db, searchWords(s.query ?? ''));
+  if (match.fts !== null) conditions.push(ftsMatches('p', match.fts));
+  conditions.push(...likes('p', match.likeWords));
   const range = s.mesFiltro != null ? mesFiltroRange(s.mesFiltro, s.today) : null;
   if (s.onlyActive || range !== null) conditions.push(eb('p.activo_desde', 'is not', null));
   if (range?.from) conditions.push(eb('p.activo_desde', '>=', range.from));
@@ -178,7 +204,8 @@ const monthOf = (date: string) => date.slice(0, 7);
  */
 export async function searchPatients(db: Executor, s: PatientSearch): Promise<PatientSearchResult> {
   const sqlite = isSqlite(db);
-  const needle = searchNeedle(s.query ?? '');
+  const words = searchWords(s.query ?? '');
+  const searching = words.length > 0;
   const range = s.mesFiltro != null ? mesFiltroRange(s.mesFiltro, s.today) : null;
   const active = s.onlyActive || range !== null;
   // One calendar month (mes_filtro 2..17): both bounds, one month apart.
@@ -193,11 +220,12 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
     if (range?.from) conditions.push(sql`q.activo_desde >= ${range.from}`);
     if (range?.to) conditions.push(sql`q.activo_desde < ${range.to}`);
   }
-  const like = sql`q.search_text like ${`%${escapeLike(needle)}%`} escape '\\'`;
-  // Fewer than three characters: no trigram index helps (FTS5 cannot match them, pg_trgm would read it all).
-  const indexable = [...needle].length >= FTS_MIN_CHARS;
-  const useFts = sqlite && indexable;
-  const indexMatch = useFts ? sql`q.id in (select rowid from patients_fts where patients_fts match ${ftsPhrase(needle)})` : like;
+  const match = wordMatch(db, words);
+  const { fts, indexable } = match;
+  // Every word, for a walk of the order index and where no FTS5 query serves (PostgreSQL, or only short words).
+  const like = sql.join(likes('q', words), sql` and `);
+  // SQLite: the matches from the FTS5 index, then the short words checked over them.
+  const indexMatch = fts !== null ? sql.join([ftsMatches('q', fts), ...likes('q', match.likeWords)], sql` and `) : like;
   const whereOf = (extra: RawBuilder<unknown> | null) => {
     const all = extra ? [...conditions, extra] : conditions;
     return all.length ? sql`where ${sql.join(all, sql` and `)}` : sql``;
@@ -207,15 +235,21 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
   const scope = active
     ? await countActive(db, monthRange)
     : Number((await sql<{ n: number }>`select cast(count(*) as integer) as n from patients`.execute(db)).rows[0]?.n ?? 0);
-  // The matches counted from the search index (SQLite): alone when every patient counts, otherwise each checked
-  // against the small index of active ids (migration 0090) rather than the table's rows (decision 0049).
-  const countQuery = !useFts
-    ? sql`select cast(count(*) as integer) as n from patients as q ${whereOf(like)}`
-    : conditions.length === 0
-      ? sql`select cast(count(*) as integer) as n from patients_fts where patients_fts match ${ftsPhrase(needle)}`
-      : sql`select cast(count(*) as integer) as n from patients_fts as f cross join patients as q indexed by patients_active_ids_idx
-          where patients_fts match ${ftsPhrase(needle)} and q.id = f.rowid and ${sql.join(conditions, sql` and `)}`;
-  const total = needle === '' ? scope : Number((await sql<{ n: number }>`${countQuery}`.execute(db)).rows[0]?.n ?? 0);
+  // The matches counted from the search index (SQLite): alone when every patient counts and every word is in the
+  // FTS5 query; otherwise each checked against the small index of active ids (migration 0090) rather than the
+  // table's rows (decision 0049), or against its row when a short word needs the row's search_text.
+  const ftsCount = (joined: RawBuilder<unknown>, extra: RawBuilder<unknown>[]) =>
+    sql`select cast(count(*) as integer) as n from patients_fts as f cross join ${joined}
+      where patients_fts match ${fts} and q.id = f.rowid and ${sql.join(extra, sql` and `)}`;
+  const countQuery =
+    fts === null
+      ? sql`select cast(count(*) as integer) as n from patients as q ${whereOf(like)}`
+      : match.likeWords.length > 0
+        ? ftsCount(sql`patients as q`, [...conditions, ...likes('q', match.likeWords)])
+        : conditions.length === 0
+          ? sql`select cast(count(*) as integer) as n from patients_fts where patients_fts match ${fts}`
+          : ftsCount(sql`patients as q indexed by patients_active_ids_idx`, conditions);
+  const total = !searching ? scope : Number((await sql<{ n: number }>`${countQuery}`.execute(db)).rows[0]?.n ?? 0);
 
   const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const page = Math.min(Math.max(1, Math.trunc(Number.isFinite(s.page) ? s.page : 1)), pageCount);
@@ -228,14 +262,14 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
   const dir = sql.raw(fromEnd ? 'desc' : 'asc');
   const skip = fromEnd ? total - offset - size : offset;
   // Entries of the order index walked to reach the page when the matches are spread evenly over it.
-  const walked = needle === '' ? skip + size : ((skip + size) * Math.max(scope, 1)) / Math.max(total, 1);
-  const walk = needle === '' || !indexable || walked <= (s.walkBudget ?? WALK_FACTOR * total);
+  const walked = !searching ? skip + size : ((skip + size) * Math.max(scope, 1)) / Math.max(total, 1);
+  const walk = !searching || !indexable || walked <= (s.walkBudget ?? WALK_FACTOR * total);
 
   const orderIndex = !active ? 'patients_order_idx' : month !== null ? 'patients_active_month_order_idx' : 'patients_active_order_idx';
   let pageIds: RawBuilder<unknown>;
   if (walk) {
     const forced = sqlite ? sql.raw(` indexed by ${orderIndex}`) : sql``;
-    pageIds = sql`select q.id from patients as q${forced} ${whereOf(needle === '' ? null : like)}
+    pageIds = sql`select q.id from patients as q${forced} ${whereOf(searching ? like : null)}
       order by q.apellido_norm ${dir}, q.nombre_norm ${dir}, q.id ${dir} limit ${size} offset ${skip}`;
   } else if (sqlite) {
     pageIds = sql`select q.id from patients as q ${whereOf(indexMatch)}

@@ -27,6 +27,7 @@ import {
   matchChoice,
   patientDerivedColumns,
   searchNeedle,
+  searchWords,
   type Choice,
 } from './patient.rules.js';
 import { normalizeForMatch } from '../shared/text.js';
@@ -305,5 +306,29 @@ describe('similarNames (possible duplicate people)', () => {
     assert.equal(editDistance('abcdef', 'abcdef', 1), 0);
     assert.equal(editDistance('abcdef', 'badcef', 1), 2);
     assert.equal(editDistance('ab', 'abcdef', 1), 2);
+  });
+});
+
+describe('searchWords: the words a list search must each find (decision 0070)', () => {
+  test('split on spaces, accents and case ignored, each once', () => {
+    assert.deepEqual(searchWords('María  RODRÍGUEZ'), ['maria', 'rodriguez']);
+    assert.deepEqual(searchWords('rodriguez maria maria'), ['rodriguez', 'maria']);
+    assert.deepEqual(searchWords('María-José Gómez'), ['maria-jose', 'gomez']);
+    assert.deepEqual(searchWords(''), []);
+    assert.deepEqual(searchWords('   '), []);
+  });
+  test('a documento typed with spaces stays one word; a word that is a documento with dots loses them', () => {
+    assert.deepEqual(searchWords('1 098 572 175'), ['1098572175']);
+    assert.deepEqual(searchWords('perez 1.098'), ['perez', '1098']);
+    assert.deepEqual(searchWords('AB-12.345 ruiz'), ['ab12345', 'ruiz']);
+  });
+  test('commas and semicolons against a word are not searched for; any other character is', () => {
+    assert.deepEqual(searchWords('Rodríguez, María;'), ['rodriguez', 'maria']);
+    assert.deepEqual(searchWords('gomez , luz'), ['gomez', 'luz']);
+    assert.deepEqual(searchWords(`o'brien "50%"`), [`o'brien`, '"50%"']);
+    assert.deepEqual(searchWords(`" OR ""="`), ['"', 'or', '""="']);
+    assert.deepEqual(searchWords('%'), ['%']);
+    // Commas alone are searched as typed, never dropped into "everyone".
+    assert.deepEqual(searchWords(', ;'), [',', ';']);
   });
 });

@@ -207,6 +207,23 @@ export function searchNeedle(query: string): string {
   return needle;
 }
 
+// A comma or semicolon against a word ('Rodríguez, María') is punctuation, never part of a name or documento.
+const EDGE_PUNCTUATION = /^[,;]+|[,;]+$/g;
+
+/**
+ * The words a list search must each find, in any order, in a patient's search text (decision 0070): 'maria
+ * rodriguez' finds María Fernanda Rodríguez Pérez. The query is read as searchNeedle reads it, so a documento typed
+ * with spaces ('1 098 572 175') stays one word; then each word as searchNeedle reads one ('1.098' → '1098'), without
+ * commas or semicolons at its edges. Every other character stays: a word of punctuation (`"`, `--`) must be found
+ * too, so a fragment of SQL finds nobody. Repeated words count once.
+ */
+export function searchWords(query: string): string[] {
+  const typed = searchNeedle(query).split(' ').filter((w) => w !== '');
+  const words = typed.map((w) => searchNeedle(w.replace(EDGE_PUNCTUATION, ''))).filter((w) => w !== '');
+  // Commas alone (',') are still a search, of themselves: they never widen the list to everyone.
+  return [...new Set(words.length > 0 ? words : typed)];
+}
+
 /**
  * The columns derived from a patient's names and documento, kept up to date on every write: the uniqueness
  * key, the accent- and case-free search text (so 'jose perez' finds José Pérez) and the ordering keys.

@@ -128,12 +128,30 @@ describe('validatePatientForm', () => {
     assert.deepEqual(Object.keys(r.errors).sort(), ['_form', 'ciudad', 'genero', 'peso']);
     assert.equal(r.values.genero, 'X');
   });
-  test('patientFormValues shows decimals with a comma and round-trips', () => {
+  test('numbers as Colombians write them (decision 0069): money with thousands dots, measurements with either separator', () => {
+    const capita = (valor_capita: string) => validatePatientForm({ ...VALID, valor_capita }, '2026-11-22');
+    for (const [typed, value] of [['259.783', 25978300], ['259.783,50', 25978350], ['$ 259.783', 25978300], ['1.234.567', 123456700]] as const) {
+      const r = capita(typed);
+      assert.ok(r.ok, typed);
+      assert.equal(r.patient.valor_capita, value, typed);
+    }
+    // A comma before three digits: a thousands comma or three decimals; the form asks, showing both.
+    const ambiguous = capita('1,500');
+    assert.ok(!ambiguous.ok);
+    assert.equal(ambiguous.errors.valor_capita, '«1,500» puede leerse como 1500 o como 1,5: escriba 1500 (sin separador de miles) o 1,5 (con coma decimal).');
+    const measures = validatePatientForm({ ...VALID, peso: '72.5', altura: '1,72', cuello: '42.500' }, '2026-11-22');
+    assert.ok(measures.ok);
+    assert.deepEqual([measures.patient.peso, measures.patient.altura, measures.patient.cuello], [7250, 172, 4250]);
+    const tooBig = validatePatientForm({ ...VALID, peso: '1.234,5' }, '2026-11-22');
+    assert.ok(!tooBig.ok);
+    assert.equal(tooBig.errors.peso, 'El valor máximo es 999,99; «1.234,5» se leyó como 1234,5.');
+  });
+  test('patientFormValues shows decimals with a comma, money as the record shows it, and round-trips', () => {
     const r = validatePatientForm(VALID, '2026-11-22');
     assert.ok(r.ok);
     const values = patientFormValues(r.patient, '2026-01-05');
     assert.equal(values.peso, '70,50');
-    assert.equal(values.valor_capita, '259783,00');
+    assert.equal(values.valor_capita, '259.783');
     assert.equal(values.fecha_inicio_programa, '2026-01-05');
     const again = validatePatientForm(values, '2026-11-22');
     assert.ok(again.ok);

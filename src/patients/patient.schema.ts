@@ -4,7 +4,7 @@ import { charCount } from '../shared/text.js';
 import { MES_CAPITA_MAX, parseMesFiltro } from '../ingresos/ingreso.rules.js';
 import { cycleStartProblem } from '../ingresos/ingreso.rules.js';
 import { parseCalendarDate, parseIsoDate } from '../shared/dates.js';
-import { formatHundredths, parseDecimalHundredths } from '../shared/decimal.js';
+import { formatHundredths, formatMoneyInput, parseDecimalHundredths, type DecimalKind } from '../shared/decimal.js';
 import { z } from 'zod';
 import { acrossFields, fail, listUrl, parseForm, queryValue, validateForm, type ParsedForm } from '../web/form.js';
 import { onePerKey } from '../shared/collections.js';
@@ -139,11 +139,14 @@ export const choiceField = <V extends string | number>(choices: readonly Choice<
     return matchChoice(choices, v) ?? fail(ctx, message);
   });
 
-/** A decimal in hundredths ('70,5' → 7050) up to `maxHundredths`; `blank` when left empty. The exam forms use it too. */
-export const decimalField = <B extends number | null>(maxHundredths: number, blank: B) =>
+/**
+ * A decimal in hundredths ('70,5' → 7050, money '259.783' → 25978300) up to `maxHundredths`, read as a person in
+ * Colombia writes it (decision 0069); `blank` when left empty. The exam forms use it too.
+ */
+export const decimalField = <B extends number | null>(maxHundredths: number, blank: B, kind: DecimalKind = 'measure') =>
   z.string().transform((raw, ctx): number | B => {
     if (raw.trim() === '') return blank;
-    const parsed = parseDecimalHundredths(raw, maxHundredths);
+    const parsed = parseDecimalHundredths(raw, maxHundredths, kind);
     return parsed.ok ? parsed.value : fail(ctx, parsed.error);
   });
 
@@ -197,7 +200,7 @@ const PATIENT_FIELDS = {
   especialidad: textField(MAX_LENGTHS.especialidad),
   diagnostico_clinico: choiceField(DIAGNOSTICOS, FORM_MSG.diagnostico),
   programa: choiceField(PROGRAMAS),
-  valor_capita: decimalField(DECIMAL_MAX_HUNDREDTHS.valor_capita, DEFAULT_VALOR_CAPITA_HUNDREDTHS),
+  valor_capita: decimalField(DECIMAL_MAX_HUNDREDTHS.valor_capita, DEFAULT_VALOR_CAPITA_HUNDREDTHS, 'money'),
   fecha_inicio_programa: optionalDateField,
 };
 
@@ -311,7 +314,7 @@ export function parseCreatePatientForm(body: unknown, today: string): { form: Pa
   return { form: toPatientResult({ ...form, data: fields }), otherPerson };
 }
 
-/** A stored patient as the form's text values (decimals with a comma), for the pre-filled edit form. */
+/** A stored patient as the form's text values (decimals with a comma, money as the record shows it), for the pre-filled edit form. */
 export function patientFormValues(p: PatientInput, fechaInicioPrograma: string | null): Record<PatientFormField, string> {
   const dec = (n: number | null) => (n === null ? '' : formatHundredths(n));
   return {
@@ -337,7 +340,7 @@ export function patientFormValues(p: PatientInput, fechaInicioPrograma: string |
     especialidad: p.especialidad,
     diagnostico_clinico: p.diagnostico_clinico,
     programa: p.programa,
-    valor_capita: dec(p.valor_capita),
+    valor_capita: formatMoneyInput(p.valor_capita),
     fecha_inicio_programa: fechaInicioPrograma ?? '',
   };
 }

@@ -199,6 +199,19 @@ describe(`query plans (engine=${ENGINE})`, () => {
     assertUses(await plansOfPage('/patients/?query_search=jose+perez&mes_filtro=7'), ACTIVE_SEARCH_INDEXES);
   });
 
+  test('a search of several words ("maria rodriguez") counts and pages from the trigram index, never a scan of the patients (both)', async () => {
+    await createPatient(db, { nombre: 'María Fernanda', apellido: 'Rodríguez Pérez' });
+    for (const url of ['/patients/?query_search=maria+rodriguez', '/patients/follow?query_search=rodriguez+maria', '/patients/follow?query_search=maria+ro', '/exams/?query_search=maria+rodriguez']) {
+      const plans = await plansOfPage(url);
+      const searching = plans.filter((p) => /search_text|patients_fts/.test(p.sql));
+      assert.ok(searching.some((p) => /as page_ids/.test(p.sql)), `${url}: a page of matches was read`);
+      // SQLite: each statement of the search (the count and the page) starts from FTS5; PostgreSQL: the trigram
+      // index serves them where every patient counts (with active only it may narrow by the active index first).
+      const indexes = SQLITE || url.includes('follow') ? [SEARCH_INDEX] : [];
+      for (const p of searching) assertUses([p], indexes);
+    }
+  });
+
   test('/patients/follow?query_search= uses the trigram index and reads each page’s cycles by patient', async () => {
     assertUses(await plansOfPage('/patients/follow?query_search=gonz'), [SEARCH_INDEX, 'ingresos_paciente_idx', 'ingreso_historial_ingreso_idx']);
   });

@@ -169,7 +169,7 @@ export function PatientFields({ values, errors }: { values: FormValues; errors: 
         <div class="fields">
           <Choose name="programa" label={L('programa')} choices={PROGRAMAS} values={v} errors={e} />
           <Choose name="entidad_salud" label={L('entidad_salud')} choices={ENTIDADES_SALUD} values={v} errors={e} />
-          <TextField name="valor_capita" label={L('valor_capita')} inputMode="decimal" values={v} errors={e} hint="Si lo deja vacío: 259783." />
+          <TextField name="valor_capita" label={L('valor_capita')} inputMode="decimal" values={v} errors={e} hint="Si lo deja vacío: 259.783." />
           <TextField
             name="fecha_inicio_programa"
             label={L('fecha_inicio_programa')}
