@@ -1,14 +1,15 @@
-// The table versions (decision 0023): one list says which tables are versioned, the triggers follow it on both
-// engines, kept pages may read only what they declare, and a change made through one instance shows on the next
-// request to another.
+// The table versions (decision 0023): the table registry (decision 0067) says which tables are versioned, the
+// triggers follow it on both engines, kept pages may read only what they declare, and a change made through one
+// instance shows on the next request to another.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { h } from 'preact';
 import { buildApp } from '../src/app.js';
-import { installedTriggers, PATIENT_TABLES, patientVersionReader, readTableVersions, syncTableVersionTriggers, VERSIONED_TABLES } from '../src/db/table-versions.js';
+import { installedTriggers, patientVersionReader, readTableVersions, syncTableVersionTriggers } from '../src/db/table-versions.js';
 import { createPatient } from '../src/patients/patient.fixtures.js';
-import { declarePage, KNOWN_TABLES, PageCache, UndeclaredTableError } from '../src/web/page-cache.js';
+import { PATIENT_OWNED_TABLES, PATIENT_TABLES, registryErrors, tablesOn, VERSIONED_TABLES } from '../src/platform/tables.js';
+import { declarePage, PageCache, UndeclaredTableError } from '../src/web/page-cache.js';
 import { createTestContext, createUser, ENGINE, login, TestClient, type TestContext } from './helpers.js';
 
 describe(`table versions (engine=${ENGINE})`, () => {
@@ -18,22 +19,23 @@ describe(`table versions (engine=${ENGINE})`, () => {
   });
   after(async () => ctx.close());
 
-  test('every table of the schema is known to the page guard, and every listed table has its trigger', async () => {
+  test('every table of the schema is in the table registry, once, and every versioned table has its trigger', async () => {
+    assert.deepEqual(registryErrors(), []);
+    // SQLite's own tables of the full-text index, and Kysely's of the migrations, are no application's tables.
     const tables = (await ctx.db.introspection.getTables()).map((t) => t.name).filter((n) => !/^(kysely_|patients_fts_)/.test(n));
-    const known = KNOWN_TABLES.filter((t) => ENGINE === 'sqlite' || t !== 'patients_fts'); // SQLite's search index
-    assert.deepEqual([...tables].sort(), [...known].sort(), 'a new table must be added to VERSIONED_TABLES or to KNOWN_TABLES');
+    assert.deepEqual([...tables].sort(), tablesOn(ENGINE).sort(), 'a new table needs its line in the registry (its feature’s *.table.ts)');
     const triggered = new Set((await installedTriggers(ctx.db)).map((t) => t.table));
     for (const table of VERSIONED_TABLES) assert.ok(triggered.has(table), `${table} has no version trigger`);
   });
 
-  test('every versioned table whose rows belong to a patient is a patient table, with its trigger', async () => {
+  test('every versioned table whose rows belong to a patient is a patient table, and every patient-owned table has its trigger', async () => {
     const columns = new Map((await ctx.db.introspection.getTables()).map((t) => [t.name, t.columns.map((c) => c.name)]));
     for (const table of VERSIONED_TABLES) {
       const owned = table === 'patients' || columns.get(table)!.some((c) => c === 'paciente_id' || c === 'ingreso_id');
       assert.equal(table in PATIENT_TABLES, owned, `${table}: in PATIENT_TABLES exactly when its rows belong to a patient`);
     }
     const triggered = new Set((await installedTriggers(ctx.db, 'patient')).map((t) => t.table));
-    assert.deepEqual([...triggered].sort(), Object.keys(PATIENT_TABLES).sort());
+    assert.deepEqual([...triggered].sort(), Object.keys(PATIENT_OWNED_TABLES).sort());
   });
 
   test('a patient-version trigger of a table no longer listed is dropped at the next start', async () => {

@@ -1,4 +1,5 @@
 import type { Generated, Selectable } from 'kysely';
+import type { TableEntries } from '../platform/tables.js';
 
 export interface AuditLogTable {
   id: Generated<number>;
@@ -16,6 +17,11 @@ export interface AuditLogTable {
 export interface AuditTables {
   audit_log: AuditLogTable;
 }
+
+/** The registry's line of the trail (src/platform/tables.ts): no kept page reads it. */
+export const AUDIT_TABLE_ENTRIES = {
+  audit_log: {},
+} as const satisfies TableEntries<keyof AuditTables>;
 
 export type AuditRow = Selectable<AuditLogTable>;
 

@@ -1,48 +1,10 @@
 import { sql, type Kysely } from 'kysely';
+import { isPatientTable, PATIENT_TABLES, VERSIONED_TABLES, type VersionedTable } from '../platform/tables.js';
 import { isPostgres, type Executor } from './database.js';
 import { precompiled } from './prepared.js';
 
-/**
- * The tables whose every change bumps a version the kept pages are keyed by (decision 0023). This list is the
- * only place that says so: `syncTableVersionTriggers` (run after the migrations) installs one trigger per table
- * and engine from it, and a kept page may only read tables named here (src/web/page-cache.ts checks each query
- * of a render). A table the kept pages never show (sessions, login failures, the audit trail) is not listed.
- */
-export const VERSIONED_TABLES = ['patients', 'ingresos', 'ingreso_historial', 'exam_records', 'users'] as const;
-export type VersionedTable = (typeof VERSIONED_TABLES)[number];
-
-/**
- * Tables the database keeps from a versioned table by its own triggers, in the same statement as the change:
- * whenever one of them changes, its source's version changes too, so a page that declares the source may read
- * them.
- */
-export const DERIVED_TABLES: Readonly<Record<string, VersionedTable>> = {
-  patient_active_counts: 'patients',
-  patients_fts: 'patients',
-  // The dashboard's counters (migration 0070). The open Ingresos' counts change with a patient's programa,
-  // entidad or capita, and with an Ingreso's insert, delete, estado, start or patient, each of which also rewrites
-  // the patient's activo_desde (migration 0010): every change of them changes patients.
-  dashboard_open_counts: 'patients',
-  dashboard_cycle_counts: 'ingresos',
-  dashboard_monitoreo_counts: 'patients',
-};
-
-/**
- * The versioned tables each of whose rows belongs to one patient, and how a row names it: a column of the row, or
- * the row's Ingreso (`via: 'ingresos'`). Every change of such a row also bumps its patient's counter in
- * patient_versions (decision 0049), by triggers installed from this list, so a page that shows one patient
- * (declared with `patient` in src/web/page-cache.ts) is kept until that patient changes, whatever happens to the
- * others. A table added here is the only step; a test fails for a versioned table with a paciente_id or an
- * ingreso_id that is not listed.
- */
-export const PATIENT_TABLES: Readonly<Partial<Record<VersionedTable, { column: string; via?: 'ingresos' }>>> = {
-  patients: { column: 'id' },
-  ingresos: { column: 'paciente_id' },
-  ingreso_historial: { column: 'ingreso_id', via: 'ingresos' },
-  exam_records: { column: 'ingreso_id', via: 'ingresos' },
-};
-
-export const isPatientTable = (table: string): boolean => Object.hasOwn(PATIENT_TABLES, table);
+// The versions kept pages are keyed by (decision 0023), read here, and the triggers that bump them, installed from
+// the table registry (src/platform/tables.ts) at every start.
 
 /**
  * PostgreSQL: writers of one table bump one of 16 rows (the backend's slot), so concurrent writers rarely wait
@@ -88,7 +50,7 @@ export function versionReader(tables: readonly VersionedTable[]): (db: Executor)
 
 /**
  * A reader of one patient's version of a page declared with `tables`: that patient's counter (covering the tables
- * of PATIENT_TABLES) plus the versions of the other tables. Both only grow, so the sum changes with every change
+ * of PATIENT_TABLES, src/platform/tables.ts) plus the versions of the other tables. Both only grow, so the sum changes with every change
  * of either and never comes back to a value it had.
  */
 export function patientVersionReader(tables: readonly VersionedTable[]): (db: Executor, patientId: number) => Promise<string> {
@@ -111,7 +73,9 @@ const patientTriggerName = (table: string) => `${table}_patient_version`;
  * when the row names no patient).
  */
 function bumpPatientOf(table: string, row: 'old' | 'new', condition = 'true'): string {
-  const { column, via } = PATIENT_TABLES[table as VersionedTable]!;
+  const patient = PATIENT_TABLES[table as VersionedTable]!;
+  const { column } = patient;
+  const via = 'via' in patient ? patient.via : undefined;
   const owner = via ? `(select paciente_id from ${via} where id = ${row}.${column})` : `${row}.${column}`;
   return `insert into patient_versions (paciente_id, n) select o.id, 1 from (select ${owner} as id) as o
     where o.id is not null and ${condition} on conflict (paciente_id) do update set n = patient_versions.n + 1`;

@@ -1,7 +1,8 @@
 import type { KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import type { VNode } from 'preact';
 import type { Db, Executor } from '../db/database.js';
-import { DERIVED_TABLES, isPatientTable, patientVersionReader, versionReader, VERSIONED_TABLES, type VersionedTable } from '../db/table-versions.js';
+import { patientVersionReader, versionReader } from '../db/table-versions.js';
+import { DERIVED_TABLES, isPatientTable, KNOWN_TABLES, VERSIONED_TABLES, type VersionedTable } from '../platform/tables.js';
 import { FragmentCache } from './fragment-cache.js';
 import { renderFrame, type Fragment } from './render.js';
 
@@ -13,7 +14,7 @@ import { renderFrame, type Fragment } from './render.js';
  * names a table the page did not declare fails (and a test with it) instead of serving a stale page.
  *
  * A page that shows one patient says which (`patient`): its version is then that patient's counter, which covers
- * the patient tables (db/table-versions.ts PATIENT_TABLES), plus the versions of its other tables, so writes to
+ * the patient tables (PATIENT_TABLES of the table registry, src/platform/tables.ts), plus the versions of its other tables, so writes to
  * other patients leave it kept (decision 0049). Its render must read only that patient's rows of the patient
  * tables; the differential test (test/page-cache-differential.test.ts) renders such pages after writes to their
  * patient and to others.
@@ -21,7 +22,7 @@ import { renderFrame, type Fragment } from './render.js';
 export interface PageDeclaration<Input, Meta> {
   /** For errors and tests. */
   readonly name: string;
-  /** Every table the render reads (each in VERSIONED_TABLES). */
+  /** Every table the render reads (each versioned in the table registry, src/platform/tables.ts). */
   readonly tables: readonly VersionedTable[];
   /** Bytes of rendered content kept for this page (least recently used dropped first). */
   readonly maxBytes: number;
@@ -124,22 +125,7 @@ function versionOf<Input>(page: PageDeclaration<Input, unknown>): (db: Db, input
 export const keyOf = (input: unknown): string => JSON.stringify(input);
 
 // ---------------------------------------------------------------------------------------------------------
-// Which tables a query reads: every table node of Kysely's tree, and every known table named in raw SQL.
-
-/** Every table of the schema a raw SQL fragment may name (a test compares this list with the database). */
-export const KNOWN_TABLES: readonly string[] = [
-  ...VERSIONED_TABLES,
-  ...Object.keys(DERIVED_TABLES),
-  'sessions',
-  'login_failures',
-  'audit_log',
-  'table_versions',
-  'patient_versions',
-  // Uploaded spreadsheets between preview and confirm (decision 0042); no kept page shows them.
-  'patient_import_uploads',
-  // Read only by the administrators' page of repeated documentos, rendered per request (decision 0030).
-  'documento_collisions',
-];
+// Which tables a query reads: every table node of Kysely's tree, and every table of the registry named in raw SQL.
 
 const KNOWN = new Set(KNOWN_TABLES);
 const RAW_TABLE = new RegExp(`\\b(${KNOWN_TABLES.join('|')})\\b`, 'g');
