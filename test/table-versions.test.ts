@@ -8,6 +8,8 @@ import { h } from 'preact';
 import { buildApp } from '../src/app.js';
 import { installedTriggers, patientVersionReader, readTableVersions, syncTableVersionTriggers } from '../src/db/table-versions.js';
 import { createPatient } from '../src/patients/patient.fixtures.js';
+import { TABLES } from '../src/db/tables.js';
+import { definitionOf } from '../src/db/table-versions.js';
 import { PATIENT_OWNED_TABLES, PATIENT_TABLES, registryErrors, tablesOn, VERSIONED_TABLES } from '../src/platform/tables.js';
 import { declarePage, PageCache, UndeclaredTableError } from '../src/web/page-cache.js';
 import { createTestContext, createUser, ENGINE, login, TestClient, type TestContext } from './helpers.js';
@@ -52,6 +54,40 @@ describe(`table versions (engine=${ENGINE})`, () => {
       const left = await sql<{ n: number }>`select count(*)::int as n from pg_proc where proname = 'users_patient_version'`.execute(ctx.db);
       assert.equal(left.rows[0]!.n, 0, 'its function is dropped too');
     }
+  });
+
+  test('a new view action is one word in the list: the next start leaves its entries out of the counters and of the index of changes; a start with nothing changed rebuilds nothing', async () => {
+    assert.deepEqual(await syncTableVersionTriggers(ctx.db), { builtIndexes: [], sqliteTriggers: [] }, 'what the migrations and the last start left is recognised');
+    const trail = TABLES.audit_log.patient;
+    const exportIsAView = { ...TABLES, audit_log: { patient: { ...trail, unless: { column: 'action', values: [...trail.unless.values, 'export'] } } } };
+    const p = await createPatient(ctx.db, {});
+    const counter = patientVersionReader([]);
+    const bumps = async (action: string) => {
+      const before = await counter(ctx.db, p.id);
+      const at = ctx.clock.now().toISOString();
+      await ctx.db.insertInto('audit_log').values({ at, user_id: null, username: null, action, entity_type: 'patient', entity_id: p.id, patient_id: p.id, changes: null, request_id: null }).execute();
+      return (await counter(ctx.db, p.id)) !== before;
+    };
+    const indexed = async () => {
+      const { rows } =
+        ENGINE === 'postgres'
+          ? await sql<{ def: string }>`select pg_get_indexdef('audit_log_patient_changes_idx'::regclass) as def`.execute(ctx.db)
+          : await sql<{ def: string }>`select sql as def from sqlite_master where name = 'audit_log_patient_changes_idx'`.execute(ctx.db);
+      return definitionOf(rows[0]!.def);
+    };
+    assert.equal(await bumps('export'), true);
+    assert.doesNotMatch(await indexed(), /'export'/);
+
+    assert.deepEqual((await syncTableVersionTriggers(ctx.db, exportIsAView)).builtIndexes, ['audit_log_patient_changes_idx']);
+    assert.equal(await bumps('export'), false, 'an export is now a view: it bumps nothing');
+    assert.equal(await bumps('patient.update'), true);
+    assert.equal(await bumps('patient.view'), false);
+    assert.match(await indexed(), /action <> 'export'/);
+    assert.doesNotMatch(await indexed(), / in /, 'inequalities, never a list');
+    assert.deepEqual(await syncTableVersionTriggers(ctx.db, exportIsAView), { builtIndexes: [], sqliteTriggers: [] }, 'nothing changed: nothing rebuilt');
+
+    assert.deepEqual((await syncTableVersionTriggers(ctx.db)).builtIndexes, ['audit_log_patient_changes_idx'], 'and back');
+    assert.equal(await bumps('export'), true);
   });
 
   test("a write to a patient's row, Ingresos, history or exams bumps that patient's version and no other's", async () => {

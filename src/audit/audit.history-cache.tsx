@@ -30,7 +30,7 @@ interface KeptHistory {
   readonly version: string | null;
 }
 
-/** A patient's counter: every entry that is not a view bumps it (migration 0110, decision 0051). */
+/** A patient's counter: every entry that is not a view bumps it (decision 0051; audit.table.ts says which are views). */
 const readPatientVersion = patientVersionReader([]);
 
 /** What changed since a kept history: the entries to add on top (newest first) and how many kept rows follow. */

@@ -98,7 +98,7 @@ if (!isMainThread && parentPort && (workerData as { file?: unknown } | null)?.fi
   // The server connection's pragmas; it only appends: 2 MB of page cache (better-sqlite3's default is 16 MB,
   // which it filled as the file grew, with pages it never reads again; decision 0022).
   applySqlitePragmas(db, { cacheKb: 2000 });
-  // Rows written a statement at a time, not one by one: audit_log has a trigger (migration 0110), and a statement
+  // Rows written a statement at a time, not one by one: audit_log has a trigger (its patients' counters), and a statement
   // on a table with triggers keeps a statement journal, the first copy of each page it changes, whatever the
   // trigger's condition says. One statement a row paid that for every view (~4 µs of its ~12 at 100,000 patients,
   // decision 0056). Statements of 2^k rows (k ≤ 6), so a few are ever prepared.
