@@ -51,6 +51,10 @@ export interface KeptPage<Meta> {
   meta: Meta;
 }
 
+/** Every page declared in this process, by name: the differential test compares each one (declaredPages). */
+const declared = new Map<string, PageDeclaration<any, any>>();
+
+/** Declares a kept page (once, under a name of its own) and registers it. */
 export function declarePage<Input, Meta = null>(declaration: PageDeclaration<Input, Meta>): PageDeclaration<Input, Meta> {
   for (const t of declaration.tables) {
     if (!(VERSIONED_TABLES as readonly string[]).includes(t)) throw new Error(`page ${declaration.name}: ${t} has no version`);
@@ -58,7 +62,14 @@ export function declarePage<Input, Meta = null>(declaration: PageDeclaration<Inp
   if (declaration.patient && !declaration.tables.some(isPatientTable)) {
     throw new Error(`page ${declaration.name}: it shows one patient but declares none of the patient tables`);
   }
+  if (declared.has(declaration.name)) throw new Error(`page ${declaration.name} is declared twice`);
+  declared.set(declaration.name, declaration);
   return declaration;
+}
+
+/** The pages declared so far (those of every feature once the application is built), in declaration order. */
+export function declaredPages(): readonly PageDeclaration<unknown, unknown>[] {
+  return [...declared.values()];
 }
 
 /** A query of a kept page's render named a table the page did not declare. */
