@@ -7,7 +7,15 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The project's root: the nearest folder above this file that holds package.json (wherever src/ puts this file). */
+function projectRoot(from: string): string {
+  for (let dir = path.dirname(from); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
+}
+
+export const ROOT = projectRoot(fileURLToPath(import.meta.url));
 // The flags and the environment the server runs with live beside its launcher; re-exported for the harnesses.
 export { SERVER_ENV, SERVER_NODE_FLAGS } from '../launch/runtime-flags.js';
 
