@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import type { Db } from '../src/db/database.js';
 import { setActiveIngresoFechaInicio, updatePatient } from '../src/patients/patient.repository.js';
-import { declaredPages } from '../src/web/page-cache.js';
+import { declaredPages } from '../src/platform/pages/page-cache.js';
 import { createPatient, newPatientRow } from '../src/patients/patient.fixtures.js';
 import {
   createTestContext,

@@ -6,12 +6,12 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { h } from 'preact';
 import { buildApp } from '../src/app.js';
-import { installedTriggers, patientVersionReader, readTableVersions, syncTableVersionTriggers } from '../src/db/table-versions.js';
+import { installedTriggers, patientVersionReader, readTableVersions, syncTableVersionTriggers } from '../src/platform/pages/table-versions.js';
 import { createPatient } from '../src/patients/patient.fixtures.js';
 import { TABLES } from '../src/db/tables.js';
-import { definitionOf } from '../src/db/table-versions.js';
+import { definitionOf } from '../src/platform/pages/table-versions.js';
 import { PATIENT_OWNED_TABLES, PATIENT_TABLES, registryErrors, tablesOn, VERSIONED_TABLES } from '../src/platform/tables.js';
-import { declarePage, PageCache, UndeclaredTableError } from '../src/web/page-cache.js';
+import { declarePage, PageCache, UndeclaredTableError } from '../src/platform/pages/page-cache.js';
 import { createTestContext, createUser, ENGINE, login, TestClient, type TestContext } from './helpers.js';
 
 describe(`table versions (engine=${ENGINE})`, () => {

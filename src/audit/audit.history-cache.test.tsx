@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { VNode } from 'preact';
 import { createTestDatabase, createUser, type TestDatabase } from '../../test/helpers.js';
 import type { Db } from '../db/database.js';
-import { patientVersionReader } from '../db/table-versions.js';
+import { patientVersionReader } from '../platform/pages/table-versions.js';
 import { renderFragment } from '../web/render.js';
 import { PatientHistoryCache } from './audit.history-cache.js';
 import { recordAudit, type AuditListRow } from './audit.repository.js';

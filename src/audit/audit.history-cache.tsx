@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { formatDateTimeEs } from '../shared/dates.js';
 import { ContentMarker, escapeAttribute, FragmentSlot, renderFrame, type Fragment } from '../web/render.js';
 import { isPostgres, type Executor } from '../db/database.js';
-import { patientVersionReader } from '../db/table-versions.js';
+import { patientVersionReader } from '../platform/pages/table-versions.js';
 import { listAuditEntriesByIds, listPatientHistoryAfter, listPatientHistoryIds, type AuditListRow, type HistoryScope } from './audit.repository.js';
 import { AuditCells } from './views/audit-entry.js';
 

@@ -3,9 +3,9 @@
 // recordAudit inside their own transaction.
 
 import type { Db } from '../db/database.js';
-import type { WriteTurn } from '../db/write-turn.js';
+import type { WriteTurn } from '../platform/writes/write-turn.js';
 import { createGroupedInserts, type RowWriter } from '../platform/writes/grouped-inserts.js';
-import { startRowWriter } from './audit.writer.js';
+import { startRowWriter } from '../platform/writes/writer-thread.js';
 import type { AuditListRow } from './audit.repository.js';
 import { auditRowOf, type AuditEntry } from './audit.rules.js';
 import { AUDIT_ROW_COLUMNS, type NewAuditRow } from './audit.table.js';

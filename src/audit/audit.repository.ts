@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { isPostgres, type Executor } from '../db/database.js';
 import { VIEW_ACTIONS } from './audit.labels.js';
-import { insertRow, precompiled } from '../db/prepared.js';
+import { insertRow, precompiled } from '../platform/writes/prepared.js';
 import { noneOf } from '../platform/tables.js';
 import { actorInactive } from '../shared/domain-error.js';
 import { auditRowOf, type AuditEntry } from './audit.rules.js';

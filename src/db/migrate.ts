@@ -1,6 +1,6 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { migrations } from './migrations/index.js';
-import { syncTableVersionTriggers } from './table-versions.js';
+import { syncTableVersionTriggers } from '../platform/pages/table-versions.js';
 
 class StaticMigrationProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {

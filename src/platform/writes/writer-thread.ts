@@ -12,10 +12,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import { applySqlitePragmas } from '../db/sqlite-pragmas.js';
-import { WriteTurn } from '../db/write-turn.js';
-import type { RowWriter } from '../platform/writes/grouped-inserts.js';
-import { workerFromSources } from '../shared/tsx-worker.js';
+import { applySqlitePragmas } from '../../db/sqlite-pragmas.js';
+import { WriteTurn } from './write-turn.js';
+import type { RowWriter } from './grouped-inserts.js';
+import { workerFromSources } from '../../shared/tsx-worker.js';
 
 type Row = Readonly<Record<string, unknown>>;
 

@@ -1,10 +1,10 @@
 import type { KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import type { VNode } from 'preact';
-import type { Db, Executor } from '../db/database.js';
-import { patientVersionReader, versionReader } from '../db/table-versions.js';
-import { DERIVED_TABLES, isPatientTable, KNOWN_TABLES, VERSIONED_TABLES, type VersionedTable } from '../platform/tables.js';
+import type { Db, Executor } from '../../db/database.js';
+import { patientVersionReader, versionReader } from './table-versions.js';
+import { DERIVED_TABLES, isPatientTable, KNOWN_TABLES, VERSIONED_TABLES, type VersionedTable } from '../tables.js';
 import { FragmentCache } from './fragment-cache.js';
-import { renderFrame, type Fragment } from './render.js';
+import { renderFrame, type Fragment } from '../../web/render.js';
 
 /**
  * Kept pages (decision 0023). A page whose content depends only on the database and on its parsed input is

@@ -8,7 +8,7 @@ import { bundleIsCurrent, ROOT } from './build-server.js';
 test('npm start bundles only when src/ changed, and runs the launcher without flags of its own (they live in it)', () => {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   assert.equal(pkg.scripts.start, 'npm run -s build -- --if-stale && node dist/server.js');
-  assert.equal(pkg.scripts.build, 'tsx src/build/build-server.ts');
+  assert.equal(pkg.scripts.build, 'tsx src/platform/launch/build-server.ts');
 });
 
 describe('bundleIsCurrent', () => {

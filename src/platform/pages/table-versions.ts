@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
-import { isPatientTable, noneOf, type PatientOwner, type TableEntry, type VersionedTable } from '../platform/tables.js';
-import { isPostgres, type Executor } from './database.js';
-import { precompiled } from './prepared.js';
-import { TABLES } from './tables.js';
+import { isPatientTable, noneOf, type PatientOwner, type TableEntry, type VersionedTable } from '../tables.js';
+import { isPostgres, type Executor } from '../../db/database.js';
+import { precompiled } from '../writes/prepared.js';
+import { TABLES } from '../../db/tables.js';
 
 // The versions kept pages are keyed by (decision 0023), read here, and the triggers that bump them, generated
 // from the table registry (src/platform/tables.ts) at every start: a versioned table's changes bump its version,
