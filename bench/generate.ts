@@ -299,7 +299,7 @@ const SKIPPED_INSERT_TRIGGERS: Record<string, string> = {
   'ingresos.ingresos_patient_version': 'patient_versions',
   'ingreso_historial.ingreso_historial_patient_version': 'patient_versions',
   'exam_records.exam_records_patient_version': 'patient_versions',
-  'audit_log.audit_log_changes_bump_patient': 'patient_versions',
+  'audit_log.audit_log_patient_version': 'patient_versions',
   // migration 0003: records only on an ACTIVO Ingreso; the records of a cycle are dated inside it, and with
   // triggers they are inserted while it is ACTIVO (the slow path proves it on every run).
   'exam_records.exam_records_insert_activo': 'guard',

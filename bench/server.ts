@@ -3,7 +3,7 @@
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,9 +51,14 @@ export interface ServerOptions {
   readyWithinMs?: number;
 }
 
+/** Where a checkout keeps its build script: since issue 26 with the rest of the machinery, before in src/build/. */
+const BUILD_SCRIPTS = [path.join('src', 'platform', 'launch', 'build-server.ts'), path.join('src', 'build', 'build-server.ts')];
+
 /** Builds the server of the checkout at `root` with that checkout's own build script and flags. */
 export async function buildOf(root: string): Promise<ServerBuild> {
-  const build = await import(path.join(root, 'src', 'build', 'build-server.ts'));
+  const script = BUILD_SCRIPTS.map((s) => path.join(root, s)).find((s) => existsSync(s));
+  if (script === undefined) throw new Error(`no build script in ${root} (${BUILD_SCRIPTS.join(', ')})`);
+  const build = await import(script);
   return { root, bundle: await build.buildServer(), nodeFlags: build.SERVER_NODE_FLAGS, env: build.SERVER_ENV };
 }
 

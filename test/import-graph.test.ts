@@ -1,5 +1,6 @@
-// The folders' boundaries (docs/architecture.md): the plumbing (web/, db/, shared/) imports no feature, and the
-// features import each other in one direction only (no cycle), so each can be read, tested and changed from below.
+// The folders' boundaries (docs/architecture.md): the plumbing (platform/, web/, db/, shared/) imports no feature,
+// and the features import each other in one direction only (no cycle), so each can be read, tested and changed
+// from below. The features are every other folder of src/, read from the disk: a new one is checked from the start.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -7,8 +8,20 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'src');
-const FEATURES = ['patients', 'ingresos', 'exams', 'dashboard', 'users', 'audit'];
-const PLUMBING = ['web', 'db', 'shared'];
+/** What every feature stands on: the speed machinery, the web and database plumbing, pure helpers. */
+const PLUMBING = ['platform', 'web', 'db', 'shared'];
+/** Entry points above the features (they compose them), like src/server.ts and src/app.ts. */
+const ENTRIES = ['cli'];
+const FEATURES = readdirSync(SRC, { withFileTypes: true })
+  .filter((e) => e.isDirectory() && !PLUMBING.includes(e.name) && !ENTRIES.includes(e.name))
+  .map((e) => e.name);
+
+/**
+ * The two places the plumbing reaches the features, each composing their `*.table.ts` files: db/database.ts their
+ * table types, db/tables.ts their lines of the table registry (decision 0067).
+ */
+const composesTables = (i: Import): boolean =>
+  /\.table\.js$/.test(i.to) && ((i.from === path.join('db', 'database.ts') && i.typeOnly) || i.from === path.join('db', 'tables.ts'));
 
 interface Import {
   from: string;
@@ -41,13 +54,21 @@ const folderOf = (file: string): string => file.split(path.sep)[0]!;
 describe('import graph', () => {
   const all = imports();
 
-  test('web/, db/ and shared/ import no feature (db/database.ts composes the features’ table types only)', () => {
-    const wrong = all.filter(
-      (i) =>
-        PLUMBING.includes(folderOf(i.from)) &&
-        FEATURES.includes(folderOf(i.to)) &&
-        !(i.from === path.join('db', 'database.ts') && i.typeOnly && /\.table\.js$/.test(i.to)),
-    );
+  test('the features are every folder of src/ but the plumbing and the entry points', () => {
+    for (const feature of ['patients', 'ingresos', 'exams', 'dashboard', 'users', 'audit', 'imports', 'fhir']) assert.ok(FEATURES.includes(feature), feature);
+  });
+
+  test('platform/, web/, db/ and shared/ import no feature (but db/ composes the features’ *.table.ts)', () => {
+    const wrong = all.filter((i) => PLUMBING.includes(folderOf(i.from)) && FEATURES.includes(folderOf(i.to)) && !composesTables(i));
+    assert.deepEqual(wrong.map((i) => `${i.from} -> ${i.to}`), []);
+  });
+
+  // What db/ composes stays small: the lines of the registry and the words they name (VIEW_ACTIONS), nothing more.
+  test('the *.table.ts files import nothing of another feature, of the web or of the database, and of platform/ the registry’s types only', () => {
+    const tableFiles = new Set(all.filter(composesTables).map((i) => i.to.replace(/\.js$/, '.ts')));
+    const allowed = (i: Import) =>
+      folderOf(i.to) === folderOf(i.from) || folderOf(i.to) === 'shared' || (i.typeOnly && i.to === path.join('platform', 'tables.js'));
+    const wrong = all.filter((i) => tableFiles.has(i.from) && !allowed(i));
     assert.deepEqual(wrong.map((i) => `${i.from} -> ${i.to}`), []);
   });
 

@@ -1,7 +1,8 @@
 // Kept pages are always fresh (decision 0023): random sequences of writes of every kind, and after each one every
 // kept page rendered by an instance that keeps pages and by one that renders them anew must be the same HTML
 // (apart from the CSRF token). A page that reads a table it does not declare, or a write no version covers,
-// fails here.
+// fails here. The pages are those the application declares (declaredPages): one declared without its URLs below
+// fails the first test, so no kept page can be left out of the comparison.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
@@ -9,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import type { Db } from '../src/db/database.js';
 import { setActiveIngresoFechaInicio, updatePatient } from '../src/patients/patient.repository.js';
+import { declaredPages } from '../src/platform/pages/page-cache.js';
 import { createPatient, newPatientRow } from '../src/patients/patient.fixtures.js';
 import {
   createTestContext,
@@ -53,6 +55,25 @@ type Write =
 
 const APELLIDOS = ['Gómez', 'Gonzalez', 'Pérez', 'Zuluaga', 'Álvarez'];
 
+/** What the URLs are made of: the patients the writes go to, and the finished cycles. */
+interface World {
+  recent: number[];
+  finished: { id: number; paciente_id: number }[];
+}
+
+/** The URLs of each declared page, by its name, for the data there is now. */
+const CASES: Readonly<Record<string, (world: World) => string[]>> = {
+  'patients.list': () => ['/patients/', '/patients/?query_search=gonz', '/patients/?mes_filtro=1', '/patients/?query_search=dif&mes_filtro=1&page=2'],
+  'ingresos.follow': () => ['/patients/follow', '/patients/follow?query_search=p%C3%A9rez'],
+  'exams.list': () => ['/exams/', '/exams/?query_search=zulu'],
+  dashboard: () => ['/dashboard/'],
+  'patients.record': ({ recent }) => recent.map((id) => `/patients/${id}/`),
+  'exams.clinical': ({ recent }) => recent.map((id) => `/exams/${id}/`),
+};
+
+/** Pages rendered on each request, compared all the same: an archived cycle. */
+const unkeptPages = ({ finished }: World): string[] => finished.slice(-2).map((i) => `/exams/${i.paciente_id}/ingreso/${i.id}/`);
+
 const writeArb: fc.Arbitrary<Write> = fc.oneof(
   fc.record({ kind: fc.constant('createPatient' as const), apellido: fc.constantFrom(...APELLIDOS), activo: fc.boolean() }),
   fc.record({ kind: fc.constant('editPatient' as const), patient: fc.nat(), apellido: fc.constantFrom(...APELLIDOS), telefono: fc.constantFrom('6071111111', '6072222222') }),
@@ -72,6 +93,8 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
   let freshClient: TestClient;
   let staffId: number;
   let adminName: string;
+  /** The declarations the kept instance served, in order (its app.pages.get, observed). */
+  const served: string[] = [];
 
   before(async () => {
     ctx = await createTestContext();
@@ -91,6 +114,12 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
     staffId = (await createUser(ctx.db)).id;
     // Patients from the start, so pages kept per patient (decision 0049) see writes to others between their visits.
     for (const apellido of ['Gómez', 'Pérez', 'Zuluaga']) await createPatient(ctx.db, { apellido, nombre: 'Dif' }, { fechaInicio: todayOf() });
+    const pages = ctx.app.pages;
+    const get = pages.get.bind(pages);
+    pages.get = ((page, input) => {
+      served.push(page.name);
+      return get(page, input);
+    }) as typeof pages.get;
     keptClient = new TestClient(ctx.app);
     freshClient = new TestClient(fresh);
     adminName = admin.username;
@@ -198,24 +227,15 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
     }
   }
 
-  /** Every kept page the data can show now. */
+  async function worldNow(db: Db): Promise<World> {
+    const finished = await db.selectFrom('ingresos').select(['id', 'paciente_id']).where('estado', '=', 'TERMINADO').execute();
+    return { recent: recent(await patientIds(db)), finished };
+  }
+
+  /** Every kept page the data can show now, and the others. */
   async function pagesNow(db: Db): Promise<string[]> {
-    const ids = await patientIds(db);
-    const ingresos = await db.selectFrom('ingresos').select(['id', 'paciente_id']).where('estado', '=', 'TERMINADO').execute();
-    const urls = [
-      '/patients/',
-      '/patients/?query_search=gonz',
-      '/patients/?mes_filtro=1',
-      '/patients/?query_search=dif&mes_filtro=1&page=2',
-      '/patients/follow',
-      '/patients/follow?query_search=p%C3%A9rez',
-      '/exams/',
-      '/exams/?query_search=zulu',
-      '/dashboard/',
-      ...recent(ids).flatMap((id) => [`/patients/${id}/`, `/exams/${id}/`]),
-      ...ingresos.slice(-2).map((i) => `/exams/${i.paciente_id}/ingreso/${i.id}/`),
-    ];
-    return urls;
+    const world = await worldNow(db);
+    return [...Object.values(CASES).flatMap((urls) => urls(world)), ...unkeptPages(world)];
   }
 
   async function assertSame(step: string): Promise<void> {
@@ -234,6 +254,22 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
       assert.deepEqual(longer.slice(0, shorter.length), shorter, `${url} history after ${step}`);
     }
   }
+
+  test('every declared page has its URLs here, and each of them serves that page', async () => {
+    const declared = declaredPages().map((p) => p.name);
+    assert.ok(declared.length > 0);
+    assert.deepEqual(declared.filter((name) => !Object.hasOwn(CASES, name)), [], 'a kept page with no URL in this test');
+    assert.deepEqual(Object.keys(CASES).filter((name) => !declared.includes(name)), [], 'URLs of a page no longer declared');
+    const world = await worldNow(ctx.db);
+    for (const [name, urls] of Object.entries(CASES)) {
+      assert.ok(urls(world).length > 0, name);
+      for (const url of urls(world)) {
+        served.length = 0;
+        assert.equal((await keptClient.get(url)).status, 200, url);
+        assert.ok(served.includes(name), `${url} serves ${name} (served: ${served.join(', ')})`);
+      }
+    }
+  });
 
   test('random writes of every kind, each followed by every kept page', async () => {
     await fc.assert(

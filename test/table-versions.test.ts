@@ -1,14 +1,17 @@
-// The table versions (decision 0023): one list says which tables are versioned, the triggers follow it on both
-// engines, kept pages may read only what they declare, and a change made through one instance shows on the next
-// request to another.
+// The table versions (decision 0023): the table registry (decision 0067) says which tables are versioned, the
+// triggers follow it on both engines, kept pages may read only what they declare, and a change made through one
+// instance shows on the next request to another.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { h } from 'preact';
 import { buildApp } from '../src/app.js';
-import { installedTriggers, PATIENT_TABLES, patientVersionReader, readTableVersions, syncTableVersionTriggers, VERSIONED_TABLES } from '../src/db/table-versions.js';
+import { installedTriggers, patientVersionReader, readTableVersions, syncTableVersionTriggers } from '../src/platform/pages/table-versions.js';
 import { createPatient } from '../src/patients/patient.fixtures.js';
-import { declarePage, KNOWN_TABLES, PageCache, UndeclaredTableError } from '../src/web/page-cache.js';
+import { TABLES } from '../src/db/tables.js';
+import { definitionOf } from '../src/platform/pages/table-versions.js';
+import { PATIENT_OWNED_TABLES, PATIENT_TABLES, registryErrors, tablesOn, VERSIONED_TABLES } from '../src/platform/tables.js';
+import { declarePage, PageCache, UndeclaredTableError } from '../src/platform/pages/page-cache.js';
 import { createTestContext, createUser, ENGINE, login, TestClient, type TestContext } from './helpers.js';
 
 describe(`table versions (engine=${ENGINE})`, () => {
@@ -18,22 +21,23 @@ describe(`table versions (engine=${ENGINE})`, () => {
   });
   after(async () => ctx.close());
 
-  test('every table of the schema is known to the page guard, and every listed table has its trigger', async () => {
+  test('every table of the schema is in the table registry, once, and every versioned table has its trigger', async () => {
+    assert.deepEqual(registryErrors(), []);
+    // SQLite's own tables of the full-text index, and Kysely's of the migrations, are no application's tables.
     const tables = (await ctx.db.introspection.getTables()).map((t) => t.name).filter((n) => !/^(kysely_|patients_fts_)/.test(n));
-    const known = KNOWN_TABLES.filter((t) => ENGINE === 'sqlite' || t !== 'patients_fts'); // SQLite's search index
-    assert.deepEqual([...tables].sort(), [...known].sort(), 'a new table must be added to VERSIONED_TABLES or to KNOWN_TABLES');
+    assert.deepEqual([...tables].sort(), tablesOn(ENGINE).sort(), 'a new table needs its line in the registry (its feature’s *.table.ts)');
     const triggered = new Set((await installedTriggers(ctx.db)).map((t) => t.table));
     for (const table of VERSIONED_TABLES) assert.ok(triggered.has(table), `${table} has no version trigger`);
   });
 
-  test('every versioned table whose rows belong to a patient is a patient table, with its trigger', async () => {
+  test('every versioned table whose rows belong to a patient is a patient table, and every patient-owned table has its trigger', async () => {
     const columns = new Map((await ctx.db.introspection.getTables()).map((t) => [t.name, t.columns.map((c) => c.name)]));
     for (const table of VERSIONED_TABLES) {
       const owned = table === 'patients' || columns.get(table)!.some((c) => c === 'paciente_id' || c === 'ingreso_id');
       assert.equal(table in PATIENT_TABLES, owned, `${table}: in PATIENT_TABLES exactly when its rows belong to a patient`);
     }
     const triggered = new Set((await installedTriggers(ctx.db, 'patient')).map((t) => t.table));
-    assert.deepEqual([...triggered].sort(), Object.keys(PATIENT_TABLES).sort());
+    assert.deepEqual([...triggered].sort(), Object.keys(PATIENT_OWNED_TABLES).sort());
   });
 
   test('a patient-version trigger of a table no longer listed is dropped at the next start', async () => {
@@ -50,6 +54,40 @@ describe(`table versions (engine=${ENGINE})`, () => {
       const left = await sql<{ n: number }>`select count(*)::int as n from pg_proc where proname = 'users_patient_version'`.execute(ctx.db);
       assert.equal(left.rows[0]!.n, 0, 'its function is dropped too');
     }
+  });
+
+  test('a new view action is one word in the list: the next start leaves its entries out of the counters and of the index of changes; a start with nothing changed rebuilds nothing', async () => {
+    assert.deepEqual(await syncTableVersionTriggers(ctx.db), { builtIndexes: [], sqliteTriggers: [] }, 'what the migrations and the last start left is recognised');
+    const trail = TABLES.audit_log.patient;
+    const exportIsAView = { ...TABLES, audit_log: { patient: { ...trail, unless: { column: 'action', values: [...trail.unless.values, 'export'] } } } };
+    const p = await createPatient(ctx.db, {});
+    const counter = patientVersionReader([]);
+    const bumps = async (action: string) => {
+      const before = await counter(ctx.db, p.id);
+      const at = ctx.clock.now().toISOString();
+      await ctx.db.insertInto('audit_log').values({ at, user_id: null, username: null, action, entity_type: 'patient', entity_id: p.id, patient_id: p.id, changes: null, request_id: null }).execute();
+      return (await counter(ctx.db, p.id)) !== before;
+    };
+    const indexed = async () => {
+      const { rows } =
+        ENGINE === 'postgres'
+          ? await sql<{ def: string }>`select pg_get_indexdef('audit_log_patient_changes_idx'::regclass) as def`.execute(ctx.db)
+          : await sql<{ def: string }>`select sql as def from sqlite_master where name = 'audit_log_patient_changes_idx'`.execute(ctx.db);
+      return definitionOf(rows[0]!.def);
+    };
+    assert.equal(await bumps('export'), true);
+    assert.doesNotMatch(await indexed(), /'export'/);
+
+    assert.deepEqual((await syncTableVersionTriggers(ctx.db, exportIsAView)).builtIndexes, ['audit_log_patient_changes_idx']);
+    assert.equal(await bumps('export'), false, 'an export is now a view: it bumps nothing');
+    assert.equal(await bumps('patient.update'), true);
+    assert.equal(await bumps('patient.view'), false);
+    assert.match(await indexed(), /action <> 'export'/);
+    assert.doesNotMatch(await indexed(), / in /, 'inequalities, never a list');
+    assert.deepEqual(await syncTableVersionTriggers(ctx.db, exportIsAView), { builtIndexes: [], sqliteTriggers: [] }, 'nothing changed: nothing rebuilt');
+
+    assert.deepEqual((await syncTableVersionTriggers(ctx.db)).builtIndexes, ['audit_log_patient_changes_idx'], 'and back');
+    assert.equal(await bumps('export'), true);
   });
 
   test("a write to a patient's row, Ingresos, history or exams bumps that patient's version and no other's", async () => {

@@ -3,11 +3,11 @@ import { after, before, describe, test } from 'node:test';
 import type { VNode } from 'preact';
 import { createTestDatabase, createUser, type TestDatabase } from '../../test/helpers.js';
 import type { Db } from '../db/database.js';
-import { patientVersionReader } from '../db/table-versions.js';
+import { patientVersionReader } from '../platform/pages/table-versions.js';
 import { renderFragment } from '../web/render.js';
 import { PatientHistoryCache } from './audit.history-cache.js';
 import { recordAudit, type AuditListRow } from './audit.repository.js';
-import { ACTION_LABELS, VIEW_ACTIONS } from './audit.labels.js';
+import { VIEW_ACTIONS } from './audit.labels.js';
 import { AuditRow } from './views/audit-entry.js';
 import { PatientHistory } from './views/patient-history.js';
 
@@ -81,10 +81,10 @@ describe("a patient's history on the patient page", () => {
     assert.deepEqual(again.actions, (await shown(new PatientHistoryCache(TZ, 1024 * 1024, 'changes'), p, 2)).actions);
   });
 
-  test("every entry that is not a view bumps its patient's counter, in the database (migration 0110); views and other patients' entries do not", async () => {
+  test("an entry that is not a view bumps its patient's counter, in the database (a trigger generated from VIEW_ACTIONS); views and other patients' entries do not", async () => {
     const version = patientVersionReader([]);
     const p = 41;
-    for (const action of Object.keys(ACTION_LABELS)) {
+    for (const action of ['patient.update', 'export', ...VIEW_ACTIONS]) {
       const before = await version(db, p);
       const other = await version(db, p + 1);
       await write(p, action);

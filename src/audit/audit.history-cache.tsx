@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { formatDateTimeEs } from '../shared/dates.js';
 import { ContentMarker, escapeAttribute, FragmentSlot, renderFrame, type Fragment } from '../web/render.js';
 import { isPostgres, type Executor } from '../db/database.js';
-import { patientVersionReader } from '../db/table-versions.js';
+import { patientVersionReader } from '../platform/pages/table-versions.js';
 import { listAuditEntriesByIds, listPatientHistoryAfter, listPatientHistoryIds, type AuditListRow, type HistoryScope } from './audit.repository.js';
 import { AuditCells } from './views/audit-entry.js';
 
@@ -30,7 +30,7 @@ interface KeptHistory {
   readonly version: string | null;
 }
 
-/** A patient's counter: every entry that is not a view bumps it (migration 0110, decision 0051). */
+/** A patient's counter: every entry that is not a view bumps it (decision 0051; audit.table.ts says which are views). */
 const readPatientVersion = patientVersionReader([]);
 
 /** What changed since a kept history: the entries to add on top (newest first) and how many kept rows follow. */

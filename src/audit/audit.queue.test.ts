@@ -5,8 +5,7 @@ import { ENGINE, TestClient, TestClock, createTestDatabase, createUser, login, t
 import { buildApp } from '../app.js';
 import type { Db } from '../db/database.js';
 import { createPatient } from '../patients/patient.fixtures.js';
-import { createViewAuditQueue } from './audit.queue.js';
-import { startViewWriter } from './audit.writer.js';
+import { createViewAuditQueue, startViewWriter } from './audit.queue.js';
 
 let database: TestDatabase;
 let db: Db;

@@ -1,15 +1,14 @@
-// Views of a patient's record go to the audit trail in groups (decision 0011): one transaction, hence one
-// fsync with SQLite's synchronous = FULL, every FLUSH_MS instead of one per page view. Changes never come
-// here: they are written by recordAudit inside their own transaction.
+// Views of a patient's record go to the audit trail in groups (decision 0011), through the platform's grouped
+// inserts and, on SQLite, its writer thread (decision 0017). Changes never come here: they are written by
+// recordAudit inside their own transaction.
 
 import type { Db } from '../db/database.js';
+import type { WriteTurn } from '../platform/writes/write-turn.js';
+import { createGroupedInserts, type RowWriter } from '../platform/writes/grouped-inserts.js';
+import { startRowWriter } from '../platform/writes/writer-thread.js';
 import type { AuditListRow } from './audit.repository.js';
 import { auditRowOf, type AuditEntry } from './audit.rules.js';
-import type { NewAuditRow } from './audit.table.js';
-import type { ViewWriter } from './audit.writer.js';
-
-/** Rows a single INSERT carries (9 parameters a row: far below both engines' limits). */
-const CHUNK = 500;
+import { AUDIT_ROW_COLUMNS, type NewAuditRow } from './audit.table.js';
 
 export interface ViewAuditQueue {
   /** Queues a view (or writes it at once when the queue is synchronous). */
@@ -22,7 +21,10 @@ export interface ViewAuditQueue {
   close(): Promise<void>;
 }
 
-type Row = NewAuditRow;
+/** The thread that commits the groups of views to the SQLite file (decision 0017). */
+export function startViewWriter(file: string, turn?: WriteTurn): RowWriter<NewAuditRow> {
+  return startRowWriter<NewAuditRow>(file, { table: 'audit_log', columns: AUDIT_ROW_COLUMNS }, turn);
+}
 
 /**
  * `flushMs` 0: every view is written at once, in its own transaction (the tests' default). Otherwise views wait
@@ -30,85 +32,22 @@ type Row = NewAuditRow;
  */
 export function createViewAuditQueue(
   db: Db,
-  options: { flushMs: number; onError: (err: unknown) => void; writer?: ViewWriter | null },
+  options: { flushMs: number; onError: (err: unknown) => void; writer?: RowWriter<NewAuditRow> | null },
 ): ViewAuditQueue {
-  let queued: Row[] = [];
-  let writing: Row[] = [];
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> = Promise.resolve();
-  let closed = false;
-
-  const writer = options.flushMs > 0 ? (options.writer ?? null) : null;
-  // The worker writes the groups while the server runs; at shutdown what is left is written here.
-  const write = async (rows: Row[]) => {
-    if (writer && !closed) return writer.write(rows);
-    await db.transaction().execute(async (trx) => {
-      for (let i = 0; i < rows.length; i += CHUNK) await trx.insertInto('audit_log').values(rows.slice(i, i + CHUNK)).execute();
-    });
-  };
-
-  const flushOnce = async () => {
-    if (queued.length === 0) return;
-    writing = queued;
-    queued = [];
-    try {
-      await write(writing);
-    } catch (err) {
-      options.onError(err);
-      // One by one, so a row the database refuses cannot hold back the others; what still fails is kept, in
-      // order, ahead of what came since, and the next group carries it.
-      const failed: Row[] = [];
-      for (const row of writing) {
-        try {
-          await write([row]);
-        } catch {
-          failed.push(row);
-        }
-      }
-      queued = failed.concat(queued);
-    } finally {
-      writing = [];
-    }
-  };
-
-  const flush = (): Promise<void> => {
-    if (timer) {
-      clearTimeout(timer);
-      timer = null;
-    }
-    running = running.then(flushOnce);
-    return running;
-  };
-
+  const rows = createGroupedInserts<NewAuditRow>(db, 'audit_log', options);
   return {
-    async record(entry) {
-      if (options.flushMs <= 0 || closed) {
-        await write([auditRowOf(entry)]);
-        return;
-      }
-      queued.push(auditRowOf(entry));
-      timer ??= setTimeout(() => {
-        timer = null;
-        void flush().then(() => {
-          if (queued.length > 0 && !closed) timer ??= setTimeout(() => void flush(), options.flushMs);
-        });
-      }, options.flushMs);
-    },
+    record: (entry) => rows.add(auditRowOf(entry)),
     pendingForPatient(patientId) {
       const out: AuditListRow[] = [];
-      for (const r of [...writing, ...queued]) {
+      for (const r of rows.pending()) {
         if (r.patient_id !== patientId) continue;
         const { request_id: _unused, ...shown } = r;
         out.push({ id: 0, ...shown });
       }
       return out.reverse();
     },
-    flush,
-    async close() {
-      closed = true;
-      await flush();
-      await writer?.close();
-    },
+    flush: rows.flush,
+    close: rows.close,
   };
 }
 

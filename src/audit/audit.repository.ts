@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { isPostgres, type Executor } from '../db/database.js';
 import { VIEW_ACTIONS } from './audit.labels.js';
-import { insertRow, precompiled } from '../db/prepared.js';
+import { insertRow, precompiled } from '../platform/writes/prepared.js';
+import { noneOf } from '../platform/tables.js';
 import { actorInactive } from '../shared/domain-error.js';
 import { auditRowOf, type AuditEntry } from './audit.rules.js';
 import type { AuditRow } from './audit.table.js';
@@ -85,9 +86,10 @@ export async function findAuditCursor(db: Executor, id: number): Promise<{ at: s
 
 /**
  * Entries that are not views, word for word the condition of the partial index audit_log_patient_changes_idx
- * (migration 0130), with the actions as literals: both engines then read a patient's changes from that index.
+ * (generated at start from the same list, src/platform/tables.ts), with the actions as literals: both engines then
+ * read a patient's changes from that index.
  */
-const NOT_A_VIEW = sql<boolean>`${sql.raw(VIEW_ACTIONS.map((a) => `action <> '${a}'`).join(' and '))}`;
+const NOT_A_VIEW = sql<boolean>`${sql.raw(noneOf('action', VIEW_ACTIONS))}`;
 
 /** Which of a patient's entries a history shows: every entry, or only the changes (views left out). */
 export type HistoryScope = 'all' | 'changes';

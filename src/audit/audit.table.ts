@@ -1,4 +1,6 @@
 import type { Generated, Selectable } from 'kysely';
+import type { TableEntries } from '../platform/tables.js';
+import { VIEW_ACTIONS } from './audit.labels.js';
 
 export interface AuditLogTable {
   id: Generated<number>;
@@ -16,6 +18,17 @@ export interface AuditLogTable {
 export interface AuditTables {
   audit_log: AuditLogTable;
 }
+
+/**
+ * The registry's line of the trail (src/platform/tables.ts). No kept page reads it, but an entry of a patient that
+ * is not a view (a change, an export) bumps the patient's counter in the same transaction (decision 0051), so the
+ * history kept for the patient page is current while the counter stands; and a patient's changes are read from an
+ * index of their own, (patient_id, id) over the entries that are not views. Both, trigger and index, are generated
+ * at start from VIEW_ACTIONS: a new view action is one word in that list.
+ */
+export const AUDIT_TABLE_ENTRIES = {
+  audit_log: { patient: { column: 'patient_id', appendOnly: true, unless: { column: 'action', values: VIEW_ACTIONS }, changesIndex: true } },
+} as const satisfies TableEntries<keyof AuditTables>;
 
 export type AuditRow = Selectable<AuditLogTable>;
 

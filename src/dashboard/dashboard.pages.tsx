@@ -1,7 +1,7 @@
-// The dashboard kept by src/web/page-cache.ts.
+// The dashboard kept by src/platform/pages/page-cache.ts.
 
 import { mesFiltroRange, MES_CAPITA_MAX } from '../ingresos/ingreso.rules.js';
-import { declarePage } from '../web/page-cache.js';
+import { declarePage } from '../platform/pages/page-cache.js';
 import { ContentMarker } from '../web/render.js';
 import { countCyclesInMonth, countOpenGroups, listIngresosAtLimit } from './dashboard.repository.js';
 import { monthRangeOf, summarizeOpenGroups } from './dashboard.rules.js';

@@ -11,7 +11,7 @@ import { migrations } from '../db/migrations/index.js';
 import { openIngreso } from '../ingresos/ingreso.repository.js';
 import { createPatient } from '../patients/patient.fixtures.js';
 import { createTestContext, loggedInClient, type TestClient, type TestContext } from '../../test/helpers.js';
-import { versionReader } from '../db/table-versions.js';
+import { versionReader } from '../platform/pages/table-versions.js';
 import { dashboardPage } from './dashboard.pages.js';
 
 const readDataVersion = versionReader(dashboardPage.tables);

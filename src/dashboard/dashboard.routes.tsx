@@ -5,7 +5,7 @@ import { csvDecimal } from '../shared/csv.js';
 import { startOfDayUtc } from '../shared/dates.js';
 import { today } from '../web/deps.js';
 import { queryValue } from '../web/form.js';
-import { sendKeptPage } from '../web/cached-page.js';
+import { sendKeptPage } from '../platform/pages/cached-page.js';
 import { EXPORT_PAGE_SIZE, sendCsvExport } from './csv-export.js';
 import { dashboardPage } from './dashboard.pages.js';
 import { capitaPages, type CapitaQuery } from './dashboard.repository.js';

@@ -1,4 +1,5 @@
 import type { ColumnType } from 'kysely';
+import type { TableEntries } from '../platform/tables.js';
 
 /**
  * The dashboard's counters (migration 0070, decision 0045): signed deltas per (key, slot), written only by
@@ -17,6 +18,18 @@ export interface DashboardTables {
   /** Active patients per ultimo_monitoreo ('' when never monitored). */
   dashboard_monitoreo_counts: Counter<{ ultimo: string }>;
 }
+
+/**
+ * The registry's lines of the counters (src/platform/tables.ts): kept by the database from a versioned table. The
+ * open Ingresos' counts change with a patient's programa, entidad or capita, and with an Ingreso's insert, delete,
+ * estado, start or patient, each of which also rewrites the patient's activo_desde (migration 0010): every change
+ * of them changes patients.
+ */
+export const DASHBOARD_TABLE_ENTRIES = {
+  dashboard_open_counts: { derivedFrom: 'patients' },
+  dashboard_cycle_counts: { derivedFrom: 'ingresos' },
+  dashboard_monitoreo_counts: { derivedFrom: 'patients' },
+} as const satisfies TableEntries<keyof DashboardTables>;
 
 // Migration 0021 also adds patients.ultimo_monitoreo (fecha of the patient's latest non-voided MONITOREO record,
 // any cycle; null when none), written only by database triggers on exam_records. It is deliberately not declared

@@ -6,7 +6,7 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, ty
 import type Pg from 'pg';
 import type { Database } from './database.js';
 import { applySqlitePragmas } from './sqlite-pragmas.js';
-import { setWriteTurn, WriteTurn } from './write-turn.js';
+import { setWriteTurn, WriteTurn } from '../platform/writes/write-turn.js';
 
 export type Engine = 'sqlite' | 'postgres';
 

@@ -14,8 +14,8 @@ export interface Database extends UserTables, AuditTables, PatientTables, Ingres
 }
 
 /**
- * One row per versioned table and slot (16 on PostgreSQL, 1 on SQLite), bumped by database triggers installed from
- * the list in table-versions.ts; a table's version is the sum of its slots. Never written by the application.
+ * One row per versioned table and slot (16 on PostgreSQL, 1 on SQLite), bumped by database triggers generated from
+ * the table registry (tables.ts); a table's version is the sum of its slots. Never written by the application.
  */
 export interface TableVersionsTable {
   table_name: ColumnType<string, never, never>;
@@ -24,8 +24,9 @@ export interface TableVersionsTable {
 }
 
 /**
- * One row per patient whose row, Ingresos, history or exam records ever changed: a counter bumped by triggers
- * installed from PATIENT_TABLES in table-versions.ts (decision 0049). Never written by the application.
+ * One row per patient whose row, Ingresos, history, exam records or trail (its entries that are not views) ever
+ * changed: a counter bumped by triggers generated from the table registry (tables.ts; decisions 0049, 0051).
+ * Never written by the application.
  */
 export interface PatientVersionsTable {
   paciente_id: ColumnType<number, never, never>;

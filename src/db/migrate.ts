@@ -1,6 +1,6 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { migrations } from './migrations/index.js';
-import { syncTableVersionTriggers } from './table-versions.js';
+import { syncTableVersionTriggers } from '../platform/pages/table-versions.js';
 
 class StaticMigrationProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -9,8 +9,8 @@ class StaticMigrationProvider implements MigrationProvider {
 }
 
 /**
- * Applies every pending migration, then installs the table versions' triggers from their list (decision 0023);
- * throws (and applies nothing more) on the first failure.
+ * Applies every pending migration, then installs the version triggers generated from the table registry (decisions
+ * 0023, 0067); throws (and applies nothing more) on the first failure.
  */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: new StaticMigrationProvider() });

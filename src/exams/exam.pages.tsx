@@ -1,9 +1,9 @@
-// The exam pages kept by src/web/page-cache.ts.
+// The exam pages kept by src/platform/pages/page-cache.ts.
 
 import { findActiveIngreso } from '../ingresos/ingreso.repository.js';
 import { findPatientById, searchPatients } from '../patients/patient.repository.js';
-import { LIST_PAGE_BYTES, RECORD_PAGE_BYTES } from '../web/cached-page.js';
-import { declarePage } from '../web/page-cache.js';
+import { LIST_PAGE_BYTES, RECORD_PAGE_BYTES } from '../platform/pages/cached-page.js';
+import { declarePage } from '../platform/pages/page-cache.js';
 import { listCycleRecords, listCycleSeries, listPatientCycles } from './exam.repository.js';
 import { ClinicalContent, clinicalTitle } from './views/clinical.page.js';
 import type { PostedForm } from './views/forms.js';

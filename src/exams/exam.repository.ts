@@ -1,5 +1,5 @@
 import type { Executor, Trx } from '../db/database.js';
-import { insertRowReturningId } from '../db/prepared.js';
+import { insertRowReturningId } from '../platform/writes/prepared.js';
 import type { IngresoRow } from '../ingresos/ingreso.table.js';
 import type { ExamRecordRow, NewExamRecordRow } from './exam.table.js';
 

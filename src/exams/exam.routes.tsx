@@ -22,9 +22,9 @@ import { examSchema, voidSchema } from './exam.schema.js';
 import type { NewExamRecordRow } from './exam.table.js';
 import { ArchivePage } from './views/archive.page.js';
 import { KIND_PATHS, type PostedForm } from './views/forms.js';
-import { inTransaction } from '../db/transaction.js';
+import { inTransaction } from '../platform/writes/transaction.js';
 import { conflict, isDomainError, notFound } from '../shared/domain-error.js';
-import { sendKeptPage } from '../web/cached-page.js';
+import { sendKeptPage } from '../platform/pages/cached-page.js';
 import { clinicalPage, examListPage } from './exam.pages.js';
 
 export const EXAM_MSG = {

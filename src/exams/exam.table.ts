@@ -1,4 +1,5 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
+import type { TableEntries } from '../platform/tables.js';
 
 export type ExamKind = 'MONITOREO' | 'PSICOLOGIA' | 'OTRO';
 
@@ -47,6 +48,11 @@ export interface ExamRecordsTable {
 export interface ExamTables {
   exam_records: ExamRecordsTable;
 }
+
+/** The registry's line of the table (src/platform/tables.ts). */
+export const EXAM_TABLE_ENTRIES = {
+  exam_records: { versioned: true, patient: { column: 'ingreso_id', via: 'ingresos' } },
+} as const satisfies TableEntries<keyof ExamTables>;
 
 export type ExamRecordRow = Selectable<ExamRecordsTable>;
 export type NewExamRecordRow = Insertable<ExamRecordsTable>;

@@ -1,7 +1,7 @@
 // The uploads kept between an import's preview and its confirmation (migration 0060).
 
 import type { Executor } from '../db/database.js';
-import { insertRowReturningId } from '../db/prepared.js';
+import { insertRowReturningId } from '../platform/writes/prepared.js';
 import type { ImportUploadRow } from './import.table.js';
 
 /** Uploads older than this are deleted when the next one arrives. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Executor } from '../db/database.js';
-import { inTransaction } from '../db/transaction.js';
+import { inTransaction } from '../platform/writes/transaction.js';
 import { createPatientWithCycle } from '../patients/patient.create.js';
 import { findPatientsByDocumentoKeys, findPeopleBornOn } from '../patients/identity.repository.js';
 import { DOCUMENTO_TAKEN } from '../patients/patient.repository.js';

@@ -1,6 +1,6 @@
 import type { Executor, Trx } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { insertRow, insertRowReturningId } from '../db/prepared.js';
+import { insertRow, insertRowReturningId } from '../platform/writes/prepared.js';
 import { conflict } from '../shared/domain-error.js';
 import type { IngresoRow } from './ingreso.table.js';
 import { OPEN_ESTADOS, type Estado } from './ingreso.rules.js';

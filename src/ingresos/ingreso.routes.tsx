@@ -26,7 +26,7 @@ import {
 } from './ingreso.rules.js';
 import { FOLLOW_PATH } from './views/follow.links.js';
 import { TerminatePage, type TerminateCycle } from './views/terminate.page.js';
-import { inTransaction } from '../db/transaction.js';
+import { inTransaction } from '../platform/writes/transaction.js';
 import { isDomainError } from '../shared/domain-error.js';
 
 const FIELD_LABELS: Record<string, string> = {

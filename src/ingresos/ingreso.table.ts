@@ -1,4 +1,5 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
+import type { TableEntries } from '../platform/tables.js';
 
 export interface IngresosTable {
   id: Generated<number>;
@@ -27,6 +28,12 @@ export interface IngresoTables {
   ingresos: IngresosTable;
   ingreso_historial: IngresoHistorialTable;
 }
+
+/** The registry's lines of these tables (src/platform/tables.ts). */
+export const INGRESO_TABLE_ENTRIES = {
+  ingresos: { versioned: true, patient: { column: 'paciente_id' } },
+  ingreso_historial: { versioned: true, patient: { column: 'ingreso_id', via: 'ingresos' } },
+} as const satisfies TableEntries<keyof IngresoTables>;
 
 export type IngresoRow = Selectable<IngresosTable>;
 export type NewIngresoRow = Insertable<IngresosTable>;

@@ -1,11 +1,11 @@
-// The follow page kept by src/web/page-cache.ts: the patients with their Ingresos (the lifecycle's forms).
+// The follow page kept by src/platform/pages/page-cache.ts: the patients with their Ingresos (the lifecycle's forms).
 
 import { listHistoryOfIngresos, listIngresosOfPatients, type HistoryEntry } from '../ingresos/ingreso.repository.js';
 import type { IngresoRow } from '../ingresos/ingreso.table.js';
 import { searchPatients } from './patient.repository.js';
 import { groupBy } from '../shared/collections.js';
-import { LIST_PAGE_BYTES } from '../web/cached-page.js';
-import { declarePage } from '../web/page-cache.js';
+import { LIST_PAGE_BYTES } from '../platform/pages/cached-page.js';
+import { declarePage } from '../platform/pages/page-cache.js';
 import { FollowContent, type FollowPatient } from './views/follow.page.js';
 
 /** GET /patients/follow: every patient (searched), each with all its Ingresos and their status history. */

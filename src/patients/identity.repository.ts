@@ -3,7 +3,7 @@
 
 import { sql, type SqlBool } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { precompiled } from '../db/prepared.js';
+import { precompiled } from '../platform/writes/prepared.js';
 
 /** The form `<key>#<id>` a colliding patient's key took (migration 0040), for the patient aliased `p`. */
 const keyWithIdOfP = (key: unknown) => sql<string>`${key} || '#' || cast(p.id as text)`;

@@ -1,10 +1,10 @@
-// The patient pages kept by src/web/page-cache.ts: each declared once, with the tables it reads.
+// The patient pages kept by src/platform/pages/page-cache.ts: each declared once, with the tables it reads.
 
 import { findActiveIngreso } from '../ingresos/ingreso.repository.js';
 import { mesCapita } from '../ingresos/ingreso.rules.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
-import { declarePage } from '../web/page-cache.js';
-import { LIST_PAGE_BYTES, RECORD_PAGE_BYTES } from '../web/cached-page.js';
+import { declarePage } from '../platform/pages/page-cache.js';
+import { LIST_PAGE_BYTES, RECORD_PAGE_BYTES } from '../platform/pages/cached-page.js';
 import { findPatientById, searchPatients } from './patient.repository.js';
 import { edad, imc } from './patient.rules.js';
 import { patientFormValues, type ListQuery } from './patient.schema.js';

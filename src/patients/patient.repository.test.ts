@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../../test/helpers.js';
 import type { Db } from '../db/database.js';
 import { createPatient } from './patient.fixtures.js';
 import { sql } from 'kysely';
-import { readTableVersions } from '../db/table-versions.js';
+import { readTableVersions } from '../platform/pages/table-versions.js';
 import { openIngreso } from '../ingresos/ingreso.repository.js';
 import { escapeLike, findPatientById, ftsPhrase, searchPatients, type PatientSearch } from './patient.repository.js';
 

@@ -4,7 +4,7 @@
 import { expressionBuilder, PostgresAdapter, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database, Executor } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { insertRowReturningId } from '../db/prepared.js';
+import { insertRowReturningId } from '../platform/writes/prepared.js';
 import { conflict } from '../shared/domain-error.js';
 import { mesCapita, mesFiltroRange } from '../ingresos/ingreso.rules.js';
 import type { NewPatientRow, PatientRow, PatientUpdate } from './patient.table.js';
@@ -173,7 +173,7 @@ export function patientListFilter(
 // ---------------------------------------------------------------------------------------------------------
 // searchPatients: the count first (from the counters of migration 0020, or counted), then one statement for
 // the page, whose plan is chosen from the count (decision 0011). The list pages that show it are kept whole
-// (src/web/page-cache.ts), so a search is computed once per version of the patients.
+// (src/platform/pages/page-cache.ts), so a search is computed once per version of the patients.
 
 /**
  * Walking the order index costs about as much per entry as the search index costs per match (each needs the

@@ -20,9 +20,9 @@ import { followPage } from './follow.pages.js';
 import { patientListPage, patientRecordPage } from './patient.pages.js';
 import { sendErrorPage } from '../web/errors.js';
 import { DEFAULT_DEPARTAMENTO } from './divipola.js';
-import { inTransaction } from '../db/transaction.js';
+import { inTransaction } from '../platform/writes/transaction.js';
 import { conflict, isDomainError, notFound } from '../shared/domain-error.js';
-import { sendKeptPage } from '../web/cached-page.js';
+import { sendKeptPage } from '../platform/pages/cached-page.js';
 
 /** The patient was deleted while the form was being sent. */
 const PATIENT_GONE = 'patient.gone';

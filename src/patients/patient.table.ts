@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { TableEntries } from '../platform/tables.js';
 
 export interface PatientsTable {
   id: Generated<number>;
@@ -65,6 +66,16 @@ export interface PatientTables {
   documento_collisions: DocumentoCollisionsTable;
   patient_active_counts: PatientActiveCountsTable;
 }
+
+/** The registry's lines of these tables (src/platform/tables.ts). */
+export const PATIENT_TABLE_ENTRIES = {
+  patients: { versioned: true, patient: { column: 'id' } },
+  // SQLite's full-text index of the patients' search text (migration 0002), kept by triggers on patients.
+  patients_fts: { derivedFrom: 'patients', onlyOn: 'sqlite' },
+  patient_active_counts: { derivedFrom: 'patients' },
+  // Read only by the administrators' page of repeated documentos, rendered per request (decision 0030).
+  documento_collisions: {},
+} as const satisfies TableEntries<keyof PatientTables | 'patients_fts'>;
 
 export type PatientRow = Selectable<PatientsTable>;
 export type NewPatientRow = Insertable<PatientsTable>;

@@ -11,7 +11,7 @@ import { findUserById, insertUser, USERNAME_TAKEN } from './user.repository.js';
 import { PASSWORD_MISMATCH } from './user.rules.js';
 import { createUserSchema, setPasswordSchema } from './user.schema.js';
 import { UserDetailPage, UsersPage } from './views/users.page.js';
-import { inTransaction } from '../db/transaction.js';
+import { inTransaction } from '../platform/writes/transaction.js';
 import { listDocumentoCollisions } from '../patients/identity.repository.js';
 import { DocumentoCollisionsPage } from '../patients/views/collisions.page.js';
 

@@ -8,7 +8,7 @@ import {
   touchSession,
 } from './session.repository.js';
 import { needsTouch, sessionState } from './session.rules.js';
-import { inTransaction } from '../db/transaction.js';
+import { inTransaction } from '../platform/writes/transaction.js';
 import { clearSessionCookie, SESSION_COOKIE, sessionCookieOptions } from '../web/session-cookie.js';
 
 const hashId = (token: string): string => createHash('sha256').update(token).digest('hex');

@@ -1,6 +1,6 @@
 import type { SessionUser } from '../web/deps.js';
 import type { Executor } from '../db/database.js';
-import { insertRow, precompiled } from '../db/prepared.js';
+import { insertRow, precompiled } from '../platform/writes/prepared.js';
 
 export type { SessionUser };
 

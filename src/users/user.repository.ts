@@ -1,6 +1,6 @@
 import type { Executor } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { insertRow, insertRowReturningId } from '../db/prepared.js';
+import { insertRow, insertRowReturningId } from '../platform/writes/prepared.js';
 import { conflict } from '../shared/domain-error.js';
 import { LOCK_FAILURES, LOCK_WINDOW_MS, usernameKey } from './user.rules.js';
 

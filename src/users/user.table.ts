@@ -1,4 +1,5 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
+import type { TableEntries } from '../platform/tables.js';
 
 export interface UsersTable {
   id: Generated<number>;
@@ -31,6 +32,14 @@ export interface UserTables {
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;
 }
+
+/** The registry's lines of these tables (src/platform/tables.ts). */
+export const USER_TABLE_ENTRIES = {
+  // The follow page and the clinical view show users' names.
+  users: { versioned: true },
+  sessions: {},
+  login_failures: {},
+} as const satisfies TableEntries<keyof UserTables>;
 
 export type UserRow = Selectable<UsersTable>;
 export type NewUserRow = Insertable<UsersTable>;

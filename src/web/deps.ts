@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { PageCache } from './page-cache.js';
+import type { PageCache } from '../platform/pages/page-cache.js';
 import type { Db } from '../db/database.js';
 import type { Engine } from '../db/connection.js';
 import type { Clock } from '../shared/clock.js';
@@ -35,7 +35,7 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     deps: AppDeps;
-    /** The kept pages of this instance (src/web/page-cache.ts). */
+    /** The kept pages of this instance (src/platform/pages/page-cache.ts). */
     pages: PageCache;
   }
   interface FastifyRequest {

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { keyOf } from './page-cache.js';
+import { keyOf } from '../platform/pages/page-cache.js';
 import { ContentMarker, CsrfMarker, FragmentSlot, renderFrame, type Fragment, type PageContext } from './render.js';
 
 const NAV = [

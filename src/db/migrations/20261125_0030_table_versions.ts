@@ -4,7 +4,7 @@ import { isPostgres } from './util.js';
 // One version per table (decision 0023), replacing the three hand-kept counters of migrations 0020, 0021 and
 // 0023 (patient_list_version, dashboard_version, exam_records_version) and their triggers. This migration creates
 // the table and, on PostgreSQL, the bump function; the triggers themselves are installed after the migrations
-// from the list in src/db/table-versions.ts (adding a table to that list is the only step).
+// from the list in src/platform/pages/table-versions.ts (adding a table to that list is the only step).
 const PG_SLOTS = 16;
 
 export async function up(db: Kysely<any>): Promise<void> {

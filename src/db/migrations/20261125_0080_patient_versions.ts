@@ -4,7 +4,7 @@ import { isPostgres } from './util.js';
 // One version per patient (decision 0049): a counter bumped by every change of the patient's row, its Ingresos,
 // their history and its exam records, so a write to one patient leaves every other patient's kept record page
 // kept. This migration creates the table; its triggers are installed after the migrations from the list in
-// src/db/table-versions.ts, as the table versions' are. A patient without a row has version 0; rows are only
+// src/platform/pages/table-versions.ts, as the table versions' are. A patient without a row has version 0; rows are only
 // ever added or incremented, never removed.
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

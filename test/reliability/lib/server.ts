@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { buildServer, SERVER_ENV, SERVER_NODE_FLAGS } from '../../../src/build/build-server.js';
+import { buildServer, SERVER_ENV, SERVER_NODE_FLAGS } from '../../../src/platform/launch/build-server.js';
 import { openDatabase, type DatabaseHandle } from '../../../src/db/connection.js';
 import { migrateToLatest } from '../../../src/db/migrate.js';
 import { hashPassword } from '../../../src/users/password.js';

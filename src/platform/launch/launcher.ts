@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { relaunchFor } from './runtime-flags.js';
 
-/** The server's bundle beside this one (src/build/build-server.ts builds src/server.ts as dist/serve.js). */
+/** The server's bundle beside this one (src/platform/launch/build-server.ts builds src/server.ts as dist/serve.js). */
 const SERVER = new URL('./serve.js', import.meta.url);
 
 const relaunch = relaunchFor(process.execArgv, process.env);

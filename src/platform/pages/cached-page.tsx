@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ComponentChildren } from 'preact';
-import { Layout } from './layout.js';
+import { Layout } from '../../web/layout.js';
 import type { KeptPage } from './page-cache.js';
-import { FragmentSlot, pageContext, sendPage } from './render.js';
+import { FragmentSlot, pageContext, sendPage } from '../../web/render.js';
 
 /** Bytes of rendered list contents kept per list page (a page of ten patients is 6 to 30 KB). */
 export const LIST_PAGE_BYTES = 2 * 1024 * 1024;

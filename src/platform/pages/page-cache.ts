@@ -1,9 +1,10 @@
 import type { KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import type { VNode } from 'preact';
-import type { Db, Executor } from '../db/database.js';
-import { DERIVED_TABLES, isPatientTable, patientVersionReader, versionReader, VERSIONED_TABLES, type VersionedTable } from '../db/table-versions.js';
+import type { Db, Executor } from '../../db/database.js';
+import { patientVersionReader, versionReader } from './table-versions.js';
+import { DERIVED_TABLES, isPatientTable, KNOWN_TABLES, VERSIONED_TABLES, type VersionedTable } from '../tables.js';
 import { FragmentCache } from './fragment-cache.js';
-import { renderFrame, type Fragment } from './render.js';
+import { renderFrame, type Fragment } from '../../web/render.js';
 
 /**
  * Kept pages (decision 0023). A page whose content depends only on the database and on its parsed input is
@@ -13,7 +14,7 @@ import { renderFrame, type Fragment } from './render.js';
  * names a table the page did not declare fails (and a test with it) instead of serving a stale page.
  *
  * A page that shows one patient says which (`patient`): its version is then that patient's counter, which covers
- * the patient tables (db/table-versions.ts PATIENT_TABLES), plus the versions of its other tables, so writes to
+ * the patient tables (PATIENT_TABLES of the table registry, src/platform/tables.ts), plus the versions of its other tables, so writes to
  * other patients leave it kept (decision 0049). Its render must read only that patient's rows of the patient
  * tables; the differential test (test/page-cache-differential.test.ts) renders such pages after writes to their
  * patient and to others.
@@ -21,7 +22,7 @@ import { renderFrame, type Fragment } from './render.js';
 export interface PageDeclaration<Input, Meta> {
   /** For errors and tests. */
   readonly name: string;
-  /** Every table the render reads (each in VERSIONED_TABLES). */
+  /** Every table the render reads (each versioned in the table registry, src/platform/tables.ts). */
   readonly tables: readonly VersionedTable[];
   /** Bytes of rendered content kept for this page (least recently used dropped first). */
   readonly maxBytes: number;
@@ -50,6 +51,10 @@ export interface KeptPage<Meta> {
   meta: Meta;
 }
 
+/** Every page declared in this process, by name: the differential test compares each one (declaredPages). */
+const declared = new Map<string, PageDeclaration<any, any>>();
+
+/** Declares a kept page (once, under a name of its own) and registers it. */
 export function declarePage<Input, Meta = null>(declaration: PageDeclaration<Input, Meta>): PageDeclaration<Input, Meta> {
   for (const t of declaration.tables) {
     if (!(VERSIONED_TABLES as readonly string[]).includes(t)) throw new Error(`page ${declaration.name}: ${t} has no version`);
@@ -57,7 +62,14 @@ export function declarePage<Input, Meta = null>(declaration: PageDeclaration<Inp
   if (declaration.patient && !declaration.tables.some(isPatientTable)) {
     throw new Error(`page ${declaration.name}: it shows one patient but declares none of the patient tables`);
   }
+  if (declared.has(declaration.name)) throw new Error(`page ${declaration.name} is declared twice`);
+  declared.set(declaration.name, declaration);
   return declaration;
+}
+
+/** The pages declared so far (those of every feature once the application is built), in declaration order. */
+export function declaredPages(): readonly PageDeclaration<unknown, unknown>[] {
+  return [...declared.values()];
 }
 
 /** A query of a kept page's render named a table the page did not declare. */
@@ -124,22 +136,7 @@ function versionOf<Input>(page: PageDeclaration<Input, unknown>): (db: Db, input
 export const keyOf = (input: unknown): string => JSON.stringify(input);
 
 // ---------------------------------------------------------------------------------------------------------
-// Which tables a query reads: every table node of Kysely's tree, and every known table named in raw SQL.
-
-/** Every table of the schema a raw SQL fragment may name (a test compares this list with the database). */
-export const KNOWN_TABLES: readonly string[] = [
-  ...VERSIONED_TABLES,
-  ...Object.keys(DERIVED_TABLES),
-  'sessions',
-  'login_failures',
-  'audit_log',
-  'table_versions',
-  'patient_versions',
-  // Uploaded spreadsheets between preview and confirm (decision 0042); no kept page shows them.
-  'patient_import_uploads',
-  // Read only by the administrators' page of repeated documentos, rendered per request (decision 0030).
-  'documento_collisions',
-];
+// Which tables a query reads: every table node of Kysely's tree, and every table of the registry named in raw SQL.
 
 const KNOWN = new Set(KNOWN_TABLES);
 const RAW_TABLE = new RegExp(`\\b(${KNOWN_TABLES.join('|')})\\b`, 'g');

@@ -3,12 +3,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { bundleIsCurrent } from './build-server.js';
+import { bundleIsCurrent, ROOT } from './build-server.js';
 
 test('npm start bundles only when src/ changed, and runs the launcher without flags of its own (they live in it)', () => {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   assert.equal(pkg.scripts.start, 'npm run -s build -- --if-stale && node dist/server.js');
-  assert.equal(pkg.scripts.build, 'tsx src/build/build-server.ts');
+  assert.equal(pkg.scripts.build, 'tsx src/platform/launch/build-server.ts');
 });
 
 describe('bundleIsCurrent', () => {

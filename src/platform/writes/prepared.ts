@@ -1,5 +1,5 @@
 import type { CompiledQuery, Compilable, Insertable, Kysely } from 'kysely';
-import { isPostgres, type Database, type Executor } from './database.js';
+import { isPostgres, type Database, type Executor } from '../../db/database.js';
 
 /**
  * A statement Kysely builds and compiles once per SQL dialect, then runs with each call's arguments.

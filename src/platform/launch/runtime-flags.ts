@@ -1,6 +1,6 @@
 // The runtime settings of the server process, in one place: the node flags and the environment the server must
 // start with, and the decision whether a process that was started without them must start the server again with
-// them (src/launch/launcher.ts, which `node dist/server.js` runs; decision 0046). No imports: the launcher loads
+// them (src/platform/launch/launcher.ts, which `node dist/server.js` runs; decision 0046). No imports: the launcher loads
 // this before anything else.
 
 /**

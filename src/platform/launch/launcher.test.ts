@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { freePort } from '../../test/reliability/lib/server.js';
-import { createTestDatabase, type TestDatabase } from '../../test/helpers.js';
-import { buildServer } from '../build/build-server.js';
+import { freePort } from '../../../test/reliability/lib/server.js';
+import { createTestDatabase, type TestDatabase } from '../../../test/helpers.js';
+import { buildServer } from './build-server.js';
 import { LAUNCHED_ENV, SERVER_ENV, SERVER_NODE_FLAGS } from './runtime-flags.js';
 
 let database: TestDatabase;

@@ -7,21 +7,29 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The project's root: the nearest folder above this file that holds package.json (wherever src/ puts this file). */
+function projectRoot(from: string): string {
+  for (let dir = path.dirname(from); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
+}
+
+export const ROOT = projectRoot(fileURLToPath(import.meta.url));
 // The flags and the environment the server runs with live beside its launcher; re-exported for the harnesses.
-export { SERVER_ENV, SERVER_NODE_FLAGS } from '../launch/runtime-flags.js';
+export { SERVER_ENV, SERVER_NODE_FLAGS } from './runtime-flags.js';
 
 /** The bundle; it sits one level below the project root, as src/app.ts expects (public/ is found beside it). */
 export const SERVER_BUNDLE = path.join(ROOT, 'dist', 'server.js');
 
 export async function buildServer(): Promise<string> {
   await build({
-    // The server, and the audit writer's worker thread beside it (src/audit/audit.writer.ts finds it there).
+    // The server, and the audit writer's worker thread beside it (src/platform/writes/writer-thread.ts finds it there).
     // dist/server.js is the launcher (it applies the runtime flags, then loads dist/serve.js: decision 0046).
     entryPoints: [
-      { in: path.join(ROOT, 'src', 'launch', 'launcher.ts'), out: 'server' },
+      { in: path.join(ROOT, 'src', 'platform', 'launch', 'launcher.ts'), out: 'server' },
       { in: path.join(ROOT, 'src', 'server.ts'), out: 'serve' },
-      { in: path.join(ROOT, 'src', 'audit', 'audit.writer.ts'), out: 'audit-writer' },
+      { in: path.join(ROOT, 'src', 'platform', 'writes', 'writer-thread.ts'), out: 'audit-writer' },
     ],
     outdir: path.dirname(SERVER_BUNDLE),
     bundle: true,

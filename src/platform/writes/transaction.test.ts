@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { createTestDatabase, ENGINE, type TestDatabase } from '../../test/helpers.js';
-import type { Db } from './database.js';
+import { createTestDatabase, ENGINE, type TestDatabase } from '../../../test/helpers.js';
+import type { Db } from '../../db/database.js';
 import SQLite from 'better-sqlite3';
 import { GROUP_COMMIT_MAX, inTransaction, TRANSACTION_ATTEMPTS } from './transaction.js';
 

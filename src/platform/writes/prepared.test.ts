@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestDatabase, ENGINE, type TestDatabase } from '../../test/helpers.js';
-import { createUser } from '../../test/helpers.js';
-import type { Db, Executor } from './database.js';
+import { createTestDatabase, ENGINE, type TestDatabase } from '../../../test/helpers.js';
+import { createUser } from '../../../test/helpers.js';
+import type { Db, Executor } from '../../db/database.js';
 import { sql } from 'kysely';
 import { insertRow, insertRowReturningId, precompiled } from './prepared.js';
 

@@ -1,6 +1,6 @@
 import type { ControlledTransaction } from 'kysely';
-import { isPostgres, type Database, type Db, type Trx } from './database.js';
-import { isTransientConflict } from './errors.js';
+import { isPostgres, type Database, type Db, type Trx } from '../../db/database.js';
+import { isTransientConflict } from '../../db/errors.js';
 import { writeTurnOf } from './write-turn.js';
 
 /** Attempts in all before a conflict is reported as an error (it then answers 503, nothing half-done). */

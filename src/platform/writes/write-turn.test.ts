@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
-import { openDatabase } from './connection.js';
+import { openDatabase } from '../../db/connection.js';
 import { inTransaction } from './transaction.js';
-import { workerFromSources } from '../shared/tsx-worker.js';
+import { workerFromSources } from '../../shared/tsx-worker.js';
 import { writeTurnOf, WriteTurn } from './write-turn.js';
 
 // Another thread holding the turn as `who` (1: the server's, 2: the writer's) for `holdMs`, written with the bare
