@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import type { Db } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -93,6 +94,8 @@ describe('the four changes that used to be accepted are refused beside their fie
     const res = await terminate(p.ingresoId!, '2026-11-05');
     assert.equal(res.status, 200);
     assert.equal(fieldError(res.body, 'fecha_terminacion'), 'La fecha de terminación no puede ser anterior al 12/11/2026, fecha del último examen registrado en el ciclo.');
+    // The question says so before it is answered, too.
+    assert.match((await client.get(`/patients/ingreso/terminar/${p.ingresoId}/`)).body, /id="hint_fecha_terminacion">Entre el 12\/11\/2026 y hoy\.</);
     assert.deepEqual(await stored(p.id), before);
     // On the day of the exam it ends.
     assert.equal((await terminate(p.ingresoId!, '2026-11-12')).status, 302);
@@ -236,6 +239,53 @@ describe('the database refuses the same writes made straight in SQL', () => {
     assert.equal(Number(count.rows[0]!.n), 0);
   });
 });
+
+// A write the domain check cannot see: on PostgreSQL, an exam record inserted by another connection and committed
+// while the change waits for the cycle's row (the exam's guard shares it). SQLite has one writer at a time.
+if (ENGINE === 'postgres') {
+  describe('a race past the domain check (PostgreSQL): the refusal of the database comes back beside the field, with the date', () => {
+    /** Runs `change` while another connection holds an uncommitted exam record on the cycle, and commits it once the change waits. */
+    async function racingAnExam(ingresoId: number, fecha: string, change: () => Promise<{ status: number; body: string }>) {
+      const other = new pg.Client({ connectionString: ctx.database.url });
+      const watcher = new pg.Client({ connectionString: ctx.database.url });
+      await other.connect();
+      await watcher.connect();
+      try {
+        await other.query('begin');
+        await other.query(`insert into exam_records (ingreso_id, kind, fecha, nombre_examen, registrado_por, created_at) values ($1, 'OTRO', $2, 'X', $3, $4)`, [ingresoId, fecha, userId, `${fecha}T12:00:00.000Z`]);
+        const pending = change();
+        // Until the change waits for the lock the exam's guard holds on the cycle's row.
+        for (let polls = 0; ; polls++) {
+          const { rows } = await watcher.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+          if (rows[0].n > 0) break;
+          assert.ok(polls < 2000, 'the change never waited for the cycle');
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        await other.query('commit');
+        return await pending;
+      } finally {
+        await other.end();
+        await watcher.end();
+      }
+    }
+
+    test('a termination dated before an exam committed meanwhile', async () => {
+      const p = await createPatient(ctx.db, {}, { fechaInicio: '2026-10-01' });
+      const res = await racingAnExam(p.ingresoId!, '2026-11-12', () => terminate(p.ingresoId!, '2026-11-05'));
+      assert.equal(res.status, 200);
+      assert.equal(fieldError(res.body, 'fecha_terminacion'), 'La fecha de terminación no puede ser anterior al 12/11/2026, fecha del último examen registrado en el ciclo.');
+      assert.deepEqual((await stored(p.id)).ingresos.map((i) => [i.estado, i.fecha_fin]), [['ACTIVO', null]]);
+    });
+
+    test('a start moved past an exam committed meanwhile', async () => {
+      const p = await createPatient(ctx.db, {}, { fechaInicio: '2026-10-01' });
+      const res = await racingAnExam(p.ingresoId!, '2026-10-15', () => savePatient(p.id, { fecha_inicio_programa: '2026-10-20' }));
+      assert.equal(res.status, 200);
+      assert.equal(fieldError(res.body, 'fecha_inicio_programa'), 'La fecha de inicio no puede ser posterior al 15/10/2026, fecha del primer examen registrado en el ciclo.');
+      assert.deepEqual((await stored(p.id)).ingresos.map((i) => i.fecha_inicio), ['2026-10-01']);
+    });
+  });
+}
 
 describe('rows broken before the rules: the migration keeps them, the administrators see them listed', () => {
   /** Rows as the application could store them before migrations 0041 and 0160. */

@@ -64,13 +64,17 @@ const actorOf = (request: FastifyRequest) => (request.user ? { id: request.user.
 export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
   const { db, clock } = app.deps;
 
-  const sendTerminatePage = (
+  const sendTerminatePage = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    cycle: TerminateCycle,
+    found: Omit<TerminateCycle, 'earliestEnd'>,
     values: FormValues,
     errors: FieldErrors,
   ) => {
+    // The hint names the earliest date the cycle can end on (decision 0063), as the check does.
+    const { lastChange, lastExam } = await findCycleDateBounds(db, found.id);
+    const earliestEnd = [found.fecha_inicio, lastChange ?? '', lastExam ?? ''].reduce((a, b) => (b > a ? b : a));
+    const cycle: TerminateCycle = { ...found, earliestEnd };
     const query = (values.query_search ?? '').trim();
     const page = parseId((values.page ?? '').trim()) ?? 1;
     const back = { url: backTo(values, {}), query, page };
