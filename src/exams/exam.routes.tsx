@@ -23,6 +23,7 @@ import type { NewExamRecordRow } from './exam.table.js';
 import { ArchivePage } from './views/archive.page.js';
 import { KIND_PATHS, type PostedForm } from './views/forms.js';
 import { inTransaction } from '../platform/writes/transaction.js';
+import { dateRuleRefused } from '../db/errors.js';
 import { conflict, isDomainError, notFound } from '../shared/domain-error.js';
 import { sendKeptPage } from '../platform/pages/cached-page.js';
 import { clinicalPage, examListPage } from './exam.pages.js';
@@ -139,7 +140,8 @@ export async function examRoutes(app: FastifyInstance): Promise<void> {
         });
       } catch (err) {
         if (isDomainError(err, NO_ACTIVE_INGRESO)) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.noActivo);
-        if (isDomainError(err, CYCLE_CHANGED)) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.cycleChanged);
+        // The database found the date outside the cycle as it is now: the cycle changed under the form as well.
+        if (isDomainError(err, CYCLE_CHANGED) || dateRuleRefused(err) !== null) return redirectWith(reply, clinicalUrl(patient.id), 'error', EXAM_MSG.cycleChanged);
         throw err;
       }
       return redirectWith(reply, clinicalUrl(patient.id), 'success', EXAM_MSG.created(kind));

@@ -9,6 +9,7 @@ import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import {
   applyStatusChange,
   CYCLE_ALREADY_OPEN,
+  findCycleDateBounds,
   findCycleState,
   findIngresoForChange,
   openIngreso,
@@ -27,6 +28,8 @@ import {
 import { FOLLOW_PATH } from './views/follow.links.js';
 import { TerminatePage, type TerminateCycle } from './views/terminate.page.js';
 import { inTransaction } from '../platform/writes/transaction.js';
+import { dateRuleRefused } from '../db/errors.js';
+import { DATE_RULE_FALLBACK } from './cycle-dates.rules.js';
 import { isDomainError } from '../shared/domain-error.js';
 
 const FIELD_LABELS: Record<string, string> = {
@@ -61,13 +64,17 @@ const actorOf = (request: FastifyRequest) => (request.user ? { id: request.user.
 export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
   const { db, clock } = app.deps;
 
-  const sendTerminatePage = (
+  const sendTerminatePage = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    cycle: TerminateCycle,
+    found: Omit<TerminateCycle, 'earliestEnd'>,
     values: FormValues,
     errors: FieldErrors,
   ) => {
+    // The hint names the earliest date the cycle can end on (decision 0063), as the check does.
+    const { lastChange, lastExam } = await findCycleDateBounds(db, found.id);
+    const earliestEnd = [found.fecha_inicio, lastChange ?? '', lastExam ?? ''].reduce((a, b) => (b > a ? b : a));
+    const cycle: TerminateCycle = { ...found, earliestEnd };
     const query = (values.query_search ?? '').trim();
     const page = parseId((values.page ?? '').trim()) ?? 1;
     const back = { url: backTo(values, {}), query, page };
@@ -108,8 +115,8 @@ export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
       return redirectWith(reply, back, msg.level, msg.text);
     }
 
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const outcome = await inTransaction(db, async (trx) => {
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const work = inTransaction(db, async (trx) => {
         // Re-read inside the transaction: the decision is made on the state the update is conditional on.
         const ingreso = await findIngresoForChange(trx, ingresoId);
         if (!ingreso) return null;
@@ -121,6 +128,7 @@ export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
           motivo_estado: values.motivo_estado,
           fechaInicio: ingreso.fecha_inicio,
           today: todayDate,
+          bounds: ingreso.estado === 'TERMINADO' ? undefined : await findCycleDateBounds(trx, ingresoId),
         });
         if (decision.kind !== 'apply') return { decision, nombre: ingreso.nombre };
         const at = clock.now();
@@ -149,6 +157,15 @@ export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
           requestId: String(request.id),
         });
         return { decision, nombre: ingreso.nombre };
+      });
+      // The database refused a date the decision had accepted (an exam or a change got in between): decided again
+      // on what is stored now, which names the date; the rule alone if it keeps happening.
+      const outcome = await work.catch((err: unknown) => {
+        const rule = dateRuleRefused(err);
+        if (rule === null) throw err;
+        if (attempt < MAX_ATTEMPTS) return 'raced' as const;
+        const decision: StatusChangeDecision = { kind: 'invalid', to: target, errors: [DATE_RULE_FALLBACK[rule]] };
+        return { decision, nombre: found.nombre };
       });
       if (outcome === null) return sendErrorPage(request, reply, 404);
       if (outcome === 'raced') continue;
@@ -212,8 +229,11 @@ export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
         return d;
       });
     } catch (err) {
-      if (!isDomainError(err, CYCLE_ALREADY_OPEN)) throw err;
-      decision = { kind: 'pending_process' };
+      // The birth date moved under the new start (another request, between the check and the insert).
+      const rule = dateRuleRefused(err);
+      if (rule !== null) decision = { kind: 'impossible_start', reason: DATE_RULE_FALLBACK[rule] };
+      else if (isDomainError(err, CYCLE_ALREADY_OPEN)) decision = { kind: 'pending_process' };
+      else throw err;
     }
     const msg = newCycleMessage(decision, state.nombre);
     return redirectWith(reply, back, msg.level, msg.text);
