@@ -132,6 +132,7 @@ export const KNOWN_TABLES: readonly string[] = [
   ...Object.keys(DERIVED_TABLES),
   'sessions',
   'login_failures',
+  'login_throttle',
   'audit_log',
   'table_versions',
   'patient_versions',
