@@ -4,22 +4,21 @@ import { conflict, isDomainError } from '../shared/domain-error.js';
 import type { FieldErrors } from '../web/fields.js';
 import { hasErrors, parseForm, queryValue } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
-import { endSession, startSession } from './session.plugin.js';
-import { hashPassword, verifyAgainstDummy, verifyPassword } from './password.js';
+import { endSession, giveSessionCookie, openSession } from './session.plugin.js';
+import { dummyHash, hashPassword, verifyPassword } from './password.js';
 import { deleteSessionsOfUser, listSessionsOfUser } from './session.repository.js';
 import {
-  clearLoginFailures,
+  claimLogin,
   countUsers,
   findUserById,
   findUserByUsername,
   insertUser,
-  recentLoginFailures,
-  recordLogin,
-  recordLoginFailure,
-  updatePasswordHash,
+  releaseLoginFailures,
+  replacePassword,
+  reserveLoginAttempt,
   USERNAME_TAKEN,
 } from './user.repository.js';
-import { isLocked, safeNext, USERNAME_MAX } from './user.rules.js';
+import { safeNext, USERNAME_MAX } from './user.rules.js';
 import { BAD_CREDENTIALS, changePasswordSchema, loginSchema, setupSchema } from './user.schema.js';
 import { LoginPage, LogoutPage, SetupPage } from './views/login.page.js';
 import { PasswordPage } from './views/password.page.js';
@@ -32,11 +31,14 @@ export interface AuthRoutesOptions {
   /** The one-time first-run token printed by `npm start`, or null when setup is not offered. */
   setupToken: string | null;
   loginAttemptsPerMinute: number;
+  /** The login's password check (default: verifyPassword); tests wrap it to count the checks or to pace them. */
+  checkPassword?: (password: string, stored: string) => Promise<boolean>;
 }
 
 /** Login, logout, first-run setup, and each user's own password and sessions. */
 export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions): Promise<void> {
   const { db, clock } = app.deps;
+  const checkPassword = opts.checkPassword ?? verifyPassword;
   const actorOf = (request: FastifyRequest) => (request.user ? { id: request.user.id, username: request.user.username } : null);
 
   app.get('/login/', async (request, reply) => {
@@ -58,34 +60,43 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
       if (!form.ok) return again(200, { _form: BAD_CREDENTIALS });
       const { username, password } = form.data;
       const now = clock.now();
-      if (isLocked(await recentLoginFailures(db, username, now), now)) {
-        return again(429, { _form: LOCKED });
-      }
+      // Counted before the password is checked, in the database: however many arrive at once, at most five passwords
+      // are checked per user name in the lock window (decision 0060).
+      const attemptId = await inTransaction(db, (trx) => reserveLoginAttempt(trx, username, now));
+      if (attemptId === null) return again(429, { _form: LOCKED });
       const user = await findUserByUsername(db, username);
-      const ok = user && user.is_active === 1 ? await verifyPassword(password, user.password_hash) : await verifyAgainstDummy(password);
-      if (!user || !ok || user.is_active !== 1) {
-        await inTransaction(db, async (trx) => {
-          await recordLoginFailure(trx, username, now);
-          await recordAudit(trx, {
-            at: now,
-            actor: user ? { id: user.id, username: user.username } : null,
-            action: 'login_failed',
-            entityType: 'user',
-            entityId: user?.id ?? null,
-            changes: user ? null : { username: [...username].slice(0, USERNAME_MAX).join('') },
-            requestId: String(request.id),
-          });
+      const usable = user !== undefined && user.is_active === 1;
+      // Unknown and inactive users cost the same check as a wrong password: nothing tells them apart.
+      const ok = (await checkPassword(password, usable ? user.password_hash : await dummyHash())) && usable;
+      if (ok) {
+        const token = await inTransaction(db, async (trx) => {
+          // Refused when the password or the account changed since it was read: the password checked is no longer
+          // the user's, and no session may be opened with it (decision 0061).
+          if (!(await claimLogin(trx, user.id, user.password_generation, now.toISOString()))) return null;
+          const opened = await openSession(trx, request, { id: user.id, generation: user.password_generation }, now);
+          await releaseLoginFailures(trx, username, attemptId);
+          await recordAudit(trx, { at: now, actor: { id: user.id, username: user.username }, action: 'login', entityType: 'user', entityId: user.id, requestId: String(request.id) });
+          return opened;
         });
-        // Failures 1 to 5 get the form again; the lock answers the attempts after them (decisions §2).
-        return again(200, { _form: BAD_CREDENTIALS });
+        if (token !== null) {
+          giveSessionCookie(request, reply, token);
+          return reply.redirect(next ?? '/dashboard/', 302);
+        }
       }
-      await startSession(request, reply, user.id);
-      await inTransaction(db, async (trx) => {
-        await clearLoginFailures(trx, username);
-        await recordLogin(trx, user.id, now.toISOString());
-        await recordAudit(trx, { at: now, actor: { id: user.id, username: user.username }, action: 'login', entityType: 'user', entityId: user.id, requestId: String(request.id) });
-      });
-      return reply.redirect(next ?? '/dashboard/', 302);
+      // The attempt stays counted as a failure (it was counted before the check).
+      await inTransaction(db, (trx) =>
+        recordAudit(trx, {
+          at: now,
+          actor: user ? { id: user.id, username: user.username } : null,
+          action: 'login_failed',
+          entityType: 'user',
+          entityId: user?.id ?? null,
+          changes: user ? null : { username: [...username].slice(0, USERNAME_MAX).join('') },
+          requestId: String(request.id),
+        }),
+      );
+      // Failures 1 to 5 get the form again; the lock answers the attempts after them (decisions §2).
+      return again(200, { _form: BAD_CREDENTIALS });
     },
   );
 
@@ -94,7 +105,7 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
   app.post('/logout/', async (request, reply) => {
     const actor = actorOf(request);
     if (actor) {
-      await recordAudit(db, { at: clock.now(), actor, action: 'logout', entityType: 'user', entityId: actor.id, requestId: String(request.id) });
+      await inTransaction(db, (trx) => recordAudit(trx, { at: clock.now(), actor, action: 'logout', entityType: 'user', entityId: actor.id, requestId: String(request.id) }));
     }
     await endSession(request, reply);
     return redirectWith(reply, '/users/login/', 'info', 'Sesión cerrada.');
@@ -120,19 +131,19 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
     const { username, password } = form.data;
     const now = clock.now();
     const passwordHash = await hashPassword(password);
-    let userId: number;
+    let token: string;
     try {
-      userId = await inTransaction(db, async (trx) => {
+      token = await inTransaction(db, async (trx) => {
         if ((await countUsers(trx)) > 0) throw conflict(USERNAME_TAKEN, { username });
         const id = await insertUser(trx, { username, passwordHash, isAdmin: true, now: now.toISOString() });
         await recordAudit(trx, { at: now, actor: { id, username }, action: 'user.create', entityType: 'user', entityId: id, changes: { username: [null, username], is_admin: [null, true] }, requestId: String(request.id) });
-        return id;
+        return openSession(trx, request, { id, generation: 0 }, now);
       });
     } catch (err) {
       if (isDomainError(err, USERNAME_TAKEN)) return reply.callNotFound();
       throw err;
     }
-    await startSession(request, reply, userId);
+    giveSessionCookie(request, reply, token);
     return redirectWith(reply, '/dashboard/', 'success', `Bienvenido, ${username}. La cuenta de administrador está lista.`);
   });
 
@@ -157,15 +168,16 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
     if (!form.ok || hasErrors(errors)) return renderPassword(request, reply, errors);
     const passwordHash = await hashPassword(form.data.new_password1);
     await inTransaction(db, async (trx) => {
-      await updatePasswordHash(trx, me.id, passwordHash);
-      await deleteSessionsOfUser(trx, me.id, request.sessionIdHash ?? undefined);
+      // The database ends every other session of the user, those being opened now included (decision 0061).
+      await replacePassword(trx, me.id, passwordHash, request.sessionIdHash ?? undefined);
       await recordAudit(trx, { at: clock.now(), actor: actorOf(request), action: 'user.password_change', entityType: 'user', entityId: me.id, requestId: String(request.id) });
     });
     return redirectWith(reply, '/users/password/', 'success', 'Contraseña cambiada. Las demás sesiones abiertas se cerraron.');
   });
 
   app.post('/sessions/end-others/', async (request, reply) => {
-    await deleteSessionsOfUser(db, request.user!.id, request.sessionIdHash ?? undefined);
+    const me = request.user!.id;
+    await inTransaction(db, (trx) => deleteSessionsOfUser(trx, me, request.sessionIdHash ?? undefined));
     return redirectWith(reply, '/users/password/', 'success', 'Se cerraron las demás sesiones.');
   });
 }
