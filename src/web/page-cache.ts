@@ -135,8 +135,10 @@ export const KNOWN_TABLES: readonly string[] = [
   'audit_log',
   'table_versions',
   'patient_versions',
-  // Uploaded spreadsheets between preview and confirm (decision 0042); no kept page shows them.
+  // Analysed spreadsheets between preview and confirm, and their rows to write (decisions 0042, 0057); no kept
+  // page shows them.
   'patient_import_uploads',
+  'patient_import_batches',
   // Read only by the administrators' page of repeated documentos, rendered per request (decision 0030).
   'documento_collisions',
 ];
