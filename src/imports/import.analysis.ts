@@ -7,9 +7,9 @@ import { parseIsoDate } from '../shared/dates.js';
 import { SimilarGroupTooLarge, MAX_SIMILAR_GROUP } from './import.duplicates.js';
 import { badFile, FILE_MSG } from './import.errors.js';
 import { readSpreadsheet } from './import.parse.js';
-import { PLAN_FIELDS, planOf, type ImportSummary } from './import.plan.js';
+import { PLAN_FIELDS, PlanBuilder, type ImportSummary } from './import.plan.js';
 import type { SheetData } from './import.rows.js';
-import { analyseRows, dayFirstToIso, matchHeader, type ExistingPatient, type ImportField, type RowAnalysis } from './import.rules.js';
+import { dayFirstToIso, forEachAnalysedRow, matchHeader, type ExistingPatient, type ImportField, type RowAnalysis } from './import.rules.js';
 
 /** What the preview shows and the confirm will write. */
 export interface AnalysisResult {
@@ -49,19 +49,20 @@ export async function readForAnalysis(fileName: string, data: Buffer): Promise<R
 }
 
 export function analyseFile(file: ReadFile, today: string, existing: ReadonlyMap<string, { id: number }>, born: readonly ExistingPatient[]): AnalysisResult {
-  let analysis;
+  const plan = new PlanBuilder(documentoKey);
+  let counts;
   try {
-    analysis = analyseRows(file.sheet.rows, file.columns, today, existing, born);
+    counts = forEachAnalysedRow(file.sheet.rows, file.columns, today, existing, born, (row) => plan.add(row));
   } catch (err) {
     if (err instanceof SimilarGroupTooLarge) throw badFile(FILE_MSG.similarGroup(err.date, err.line, MAX_SIMILAR_GROUP));
     throw err;
   }
-  const { shown, batches, planRows } = planOf(analysis, documentoKey);
+  const { shown, batches, planRows } = plan.finish();
   const summary: ImportSummary = {
     kind: file.sheet.kind,
     columns: file.columns.filter((c): c is ImportField => c !== null),
     ignored: file.ignored,
-    counts: analysis.counts,
+    counts,
     planFields: [...PLAN_FIELDS],
   };
   return { summary, shown, batches, planRows };

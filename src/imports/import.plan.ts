@@ -6,7 +6,7 @@ import { PATIENT_FORM_FIELDS, type PatientInput } from '../patients/patient.sche
 import type { ImportAnalysis, ImportField, RowAnalysis } from './import.rules.js';
 
 /** Rows a batch holds: the confirm writes one batch per transaction (decision 0058). */
-export const BATCH_ROWS = 25;
+export const BATCH_ROWS = 10;
 
 /** Rows a preview shows: every row that needs attention up to the first, then valid rows up to the second. */
 export const PREVIEW_PROBLEM_ROWS = 500;
@@ -63,22 +63,27 @@ export function decodeBatch(json: string, planFields: readonly string[]): PlanRo
   });
 }
 
-/** The analysed rows as the preview shows them and as the confirm will write them. */
-export function planOf(analysis: ImportAnalysis, documentoKeyOf: (documento: string) => string): { shown: RowAnalysis[]; batches: string[]; planRows: number } {
-  const { rows } = analysis;
-  const keyByLine = new Map<number, string>();
-  const batches: string[] = [];
-  let batch: Encoded[] = [];
-  let planRows = 0;
-  let problems = 0;
-  let valid = 0;
-  const shown: RowAnalysis[] = [];
-  for (const row of rows) {
-    if (row.status === 'crear' ? valid++ < PREVIEW_VALID_ROWS : problems++ < PREVIEW_PROBLEM_ROWS) shown.push(row);
-    if (row.patient === null || row.status === 'omitir') continue;
-    const key = documentoKeyOf(row.patient.documento);
-    keyByLine.set(row.line, key);
-    batch.push(
+/** Stored similar lists are cut at this length (the preview shows them whole; the confirm only checks them). */
+const SIMILAR_KEPT = 50;
+
+/** The analysed rows, taken one at a time, as the preview shows them and as the confirm will write them. */
+export class PlanBuilder {
+  private readonly keyByLine = new Map<number, string>();
+  private readonly batches: string[] = [];
+  private batch: Encoded[] = [];
+  private planRows = 0;
+  private problems = 0;
+  private valid = 0;
+  private readonly shown: RowAnalysis[] = [];
+
+  constructor(private readonly documentoKeyOf: (documento: string) => string) {}
+
+  add(row: RowAnalysis): void {
+    if (row.status === 'crear' ? this.valid++ < PREVIEW_VALID_ROWS : this.problems++ < PREVIEW_PROBLEM_ROWS) this.shown.push(row);
+    if (row.patient === null || row.status === 'omitir') return;
+    const key = this.documentoKeyOf(row.patient.documento);
+    this.keyByLine.set(row.line, key);
+    this.batch.push(
       encode({
         line: row.line,
         status: row.status,
@@ -86,17 +91,21 @@ export function planOf(analysis: ImportAnalysis, documentoKeyOf: (documento: str
         documentoKey: key,
         fechaInicio: row.fechaInicio,
         estado: row.estado,
-        similarIds: row.similar.patientIds,
+        similarIds: row.similar.patientIds.slice(0, SIMILAR_KEPT),
         // Earlier lines that are themselves written are 'crear' or 'revisar' rows, hence in keyByLine already.
-        similarKeys: row.similar.lines.flatMap((l) => keyByLine.get(l) ?? []),
+        similarKeys: row.similar.lines.slice(0, SIMILAR_KEPT).flatMap((l) => this.keyByLine.get(l) ?? []),
       }),
     );
-    planRows++;
-    if (batch.length === BATCH_ROWS) {
-      batches.push(JSON.stringify(batch));
-      batch = [];
+    this.planRows++;
+    if (this.batch.length === BATCH_ROWS) {
+      this.batches.push(JSON.stringify(this.batch));
+      this.batch = [];
     }
   }
-  if (batch.length > 0) batches.push(JSON.stringify(batch));
-  return { shown, batches, planRows };
+
+  finish(): { shown: RowAnalysis[]; batches: string[]; planRows: number } {
+    if (this.batch.length > 0) this.batches.push(JSON.stringify(this.batch));
+    this.batch = [];
+    return { shown: this.shown, batches: this.batches, planRows: this.planRows };
+  }
 }

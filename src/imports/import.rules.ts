@@ -188,6 +188,23 @@ export function analyseRows(
   existingByKey: ReadonlyMap<string, { id: number }>,
   bornSameDay: readonly ExistingPatient[],
 ): ImportAnalysis {
+  const rows: RowAnalysis[] = [];
+  const counts = forEachAnalysedRow(dataRows, columns, today, existingByKey, bornSameDay, (row) => rows.push(row));
+  return { rows, counts };
+}
+
+/**
+ * analyseRows, handing each row to `onRow` as it is analysed instead of keeping them all: the worker keeps only
+ * what the preview shows and the plan (import.plan.ts), not 20,000 analysed rows at once. Returns the counts.
+ */
+export function forEachAnalysedRow(
+  dataRows: readonly (readonly string[])[],
+  columns: readonly (ImportField | null)[],
+  today: string,
+  existingByKey: ReadonlyMap<string, { id: number }>,
+  bornSameDay: readonly ExistingPatient[],
+  onRow: (row: RowAnalysis) => void,
+): ImportAnalysis['counts'] {
   const firstLineByKey = new Map<string, number>();
   const earlier = new SimilarIndex<number>();
   const stored = new SimilarIndex<number>();
@@ -196,7 +213,7 @@ export function analyseRows(
     if (name !== null) stored.add(p.fecha_nacimiento, name, p.id);
   }
   const counts = { total: 0, crear: 0, revisar: 0, omitir: 0, conErrores: 0, duplicados: 0 };
-  const rows = dataRows.map((cells, i): RowAnalysis => {
+  dataRows.forEach((cells, i) => {
     const line = i + 2;
     const values = rowValues(cells, columns);
     const form = validatePatientForm(values as Record<PatientFormField, string>, today);
@@ -231,7 +248,7 @@ export function analyseRows(
     counts[status]++;
     if (hasErrors) counts.conErrores++;
     if (documentoDuplicate !== null) counts.duplicados++;
-    return {
+    onRow({
       line,
       values,
       errors,
@@ -241,7 +258,7 @@ export function analyseRows(
       patient: form.ok && !hasErrors ? form.patient : null,
       fechaInicio: form.ok ? form.fechaInicioPrograma : null,
       estado: estado ?? 'ACTIVO',
-    };
+    });
   });
-  return { rows, counts };
+  return counts;
 }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
+import { BATCH_ROWS } from '../../src/imports/import.plan.js';
 import { IMPORT_FIELDS } from '../../src/imports/import.rules.js';
 import { createPatient } from '../../src/patients/patient.fixtures.js';
 import { createTestContext, decodeEntities, ENGINE, loggedInClient, messagesIn, type TestClient, type TestContext } from '../helpers.js';
@@ -167,13 +168,14 @@ describe('POST /patients/import/ and /confirm/', () => {
   });
 
   test('a confirm that fails part-way keeps each written patient whole, says so, and goes on from there when confirmed again', async () => {
-    // 30 rows: the confirm writes them a batch of 25 per transaction (decision 0058); the 28th is refused.
-    const docs = Array.from({ length: 30 }, () => doc('4'));
+    // Three batches of rows (the confirm writes a batch per transaction: decision 0058); one row of the third is refused.
+    const docs = Array.from({ length: 3 * BATCH_ROWS }, () => doc('4'));
+    const refused = 2 * BATCH_ROWS + 2;
     const births = docs.map((_, i) => `19${String(40 + i).padStart(2, '0')}-0${1 + (i % 9)}-1${i % 10}`);
-    const file = csvFile([...IMPORT_FIELDS], docs.map((d, i) => patientRow({ documento: d, nombre: i === 27 ? 'Fallaimport' : `Lote${i}`, fecha_nacimiento: births[i]! })), { encoding: 'utf8' });
+    const file = csvFile([...IMPORT_FIELDS], docs.map((d, i) => patientRow({ documento: d, nombre: i === refused ? 'Fallaimport' : `Lote${i}`, fecha_nacimiento: births[i]! })), { encoding: 'utf8' });
     const preview = await uploadFile(ctx, client, 'falla.csv', file);
-    assert.equal(countIn(preview.body, 'crear'), 30);
-    // The database refuses the 28th patient (a trigger standing for any failure during the write).
+    assert.equal(countIn(preview.body, 'crear'), 3 * BATCH_ROWS);
+    // The database refuses that patient (a trigger standing for any failure during the write).
     if (ENGINE === 'postgres') {
       await sql`create function refuse_import() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`.execute(ctx.db);
       await sql`create trigger refuse_import before insert on patients for each row when (new.nombre = 'Fallaimport') execute function refuse_import()`.execute(ctx.db);
@@ -184,25 +186,25 @@ describe('POST /patients/import/ and /confirm/', () => {
     const failed = await client.post('/patients/import/confirm/', confirmFields(preview.body));
     assert.equal(failed.location, '/patients/import/');
     const page = await client.follow(failed);
-    assert.match(text(page.body), /La importación de «falla\.csv» se interrumpió\. Se crearon 25 pacientes, cada uno completo/);
+    assert.match(text(page.body), new RegExp(`La importación de «falla\\.csv» se interrumpió\\. Se crearon ${2 * BATCH_ROWS} pacientes, cada uno completo`));
     assert.match(page.body, /Continuar la importación/);
     const mid = await snapshot();
-    // The first batch whole (patient, first cycle, creation entry each), nothing of the second.
-    assert.equal(mid.patients - before.patients, 25);
-    assert.equal(mid.ingresos - before.ingresos, 25);
-    assert.equal(mid.audit - before.audit, 25);
-    assert.ok(await byDocumento(docs[24]!));
-    assert.equal(await byDocumento(docs[25]!), undefined);
+    // The first two batches whole (patient, first cycle, creation entry each), nothing of the third.
+    assert.equal(mid.patients - before.patients, 2 * BATCH_ROWS);
+    assert.equal(mid.ingresos - before.ingresos, 2 * BATCH_ROWS);
+    assert.equal(mid.audit - before.audit, 2 * BATCH_ROWS);
+    assert.ok(await byDocumento(docs[2 * BATCH_ROWS - 1]!));
+    assert.equal(await byDocumento(docs[2 * BATCH_ROWS]!), undefined);
     await sql`drop trigger refuse_import ${ENGINE === 'postgres' ? sql`on patients` : sql``}`.execute(ctx.db);
     const ok = await client.post('/patients/import/confirm/', confirmFields(page.body));
     assert.equal(ok.status, 302);
-    assert.match((await client.follow(ok)).body, /30 pacientes creados, 0 filas omitidas/);
+    assert.match((await client.follow(ok)).body, new RegExp(`${3 * BATCH_ROWS} pacientes creados, 0 filas omitidas`));
     for (const d of docs) assert.ok(await byDocumento(d));
     const entries = await ctx.db.selectFrom('audit_log').select('changes').where('action', '=', 'patient.import').execute();
     const mine = entries.filter((e) => (e.changes ?? '').includes('falla.csv')).map((e) => JSON.parse(e.changes!));
     assert.equal(mine.length, 1);
-    assert.equal(mine[0].creados, 30);
-    assert.equal((await snapshot()).patients - before.patients, 30);
+    assert.equal(mine[0].creados, 3 * BATCH_ROWS);
+    assert.equal((await snapshot()).patients - before.patients, 3 * BATCH_ROWS);
   });
 });
 

@@ -94,7 +94,8 @@ try {
     let started = performance.now();
     const preview = await client.postRaw('/patients/import/', payload, contentType);
     const previewMs = performance.now() - started;
-    const previewWorst = (await probe.take()).worst;
+    const afterPreview = await probe.take();
+    const previewWorst = afterPreview.worst;
     const crear = Number(/data-count="crear">([\d.]+)</.exec(preview.body)?.[1]?.replace(/\./g, '') ?? NaN);
     const id = /name="upload_id" value="(\d+)"/.exec(preview.body)?.[1];
     const digest = /name="digest" value="([0-9a-f]+)"/.exec(preview.body)?.[1];
@@ -102,11 +103,13 @@ try {
     started = performance.now();
     const done = await client.post('/patients/import/confirm/', { upload_id: id, digest });
     const confirmMs = performance.now() - started;
-    const confirmWorst = (await probe.take()).worst;
+    const afterConfirm = await probe.take();
+    const confirmWorst = afterConfirm.worst;
     worst = Math.max(worst, previewWorst, confirmWorst);
     const message = done.flashed.map((m) => m.text).join(' ');
     say(`${kind}: ${(data.length / 1024 / 1024).toFixed(1)} MB, ${rows.toLocaleString('es-CO')} rows; preview ${(previewMs / 1000).toFixed(2)} s (worst /healthz ${previewWorst.toFixed(0)} ms), ` +
-      `confirm ${(confirmMs / 1000).toFixed(2)} s (worst /healthz ${confirmWorst.toFixed(0)} ms): ${message}`);
+      `confirm ${(confirmMs / 1000).toFixed(2)} s (worst /healthz ${confirmWorst.toFixed(0)} ms); peak RSS ${afterPreview.peak.toFixed(0)} MB after the preview, ` +
+      `${afterConfirm.peak.toFixed(0)} MB after the confirm: ${message}`);
     if (crear !== rows) problems.push(`${kind}: the preview would create ${crear} of ${rows} rows`);
     if (!message.includes(`${rows.toLocaleString('es-CO')} pacientes creados`)) problems.push(`${kind}: the confirm said «${message}»`);
     if (previewMs > TARGET.previewMs) problems.push(`${kind}: preview ${(previewMs / 1000).toFixed(2)} s > ${TARGET.previewMs / 1000} s`);
