@@ -157,6 +157,8 @@ export function createImportJobs(options: { idleMs?: number; timeoutMs?: number;
       if (idle) clearTimeout(idle);
       const w = worker;
       worker = null;
+      waiting?.reject(badFile(FILE_MSG.unreadable));
+      waiting = null;
       await w?.terminate();
     },
   };

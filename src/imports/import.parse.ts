@@ -4,7 +4,6 @@
 // over the bounds. Runs in the import's worker thread (import.worker.ts). Every refusal is an IMPORT_BAD_FILE
 // domain error carrying the message the page shows.
 
-import type ExcelJS from 'exceljs';
 import { CsvError, parse as parseCsv } from 'csv-parse/sync';
 import iconv from 'iconv-lite';
 import { isDomainError } from '../shared/domain-error.js';
@@ -102,18 +101,3 @@ function readCsv(data: Buffer): SheetData {
   }
   return rows.result();
 }
-
-/**
- * exceljs, loaded by the first template written (reading never uses it: import.xlsx.ts streams), not at the
- * server's start: loaded, it holds ~7 MB of the heap, which every major collection of every request's garbage
- * would mark again. A load that failed (out of file handles, say) is tried again by the next template.
- */
-let excelJs: Promise<typeof ExcelJS> | undefined;
-export const loadExcelJs = (): Promise<typeof ExcelJS> =>
-  (excelJs ??= import('exceljs').then(
-    (m) => m.default,
-    (err: unknown) => {
-      excelJs = undefined;
-      throw err;
-    },
-  ));

@@ -7,8 +7,9 @@ import { parseForm } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { confirmImport, type ConfirmOutcome } from './import.confirm.js';
 import { createImportJobs } from './import.jobs.js';
-import { FILE_MSG, IMPORT_BAD_FILE, loadExcelJs } from './import.parse.js';
+import { FILE_MSG, IMPORT_BAD_FILE } from './import.errors.js';
 import type { ImportSummary } from './import.plan.js';
+import { templateXlsx } from './import.template.js';
 import { discardUpload, findUpload, listPendingUploads, lookupsFor, storeUpload, UPLOADS_PER_USER } from './import.repository.js';
 import { IMPORT_FIELDS, shortFileName } from './import.rules.js';
 import { confirmSchema, discardSchema } from './import.schema.js';
@@ -86,22 +87,12 @@ export async function importRoutes(app: FastifyInstance): Promise<void> {
   app.get('/plantilla.csv', async (_request, reply) =>
     reply.type('text/csv; charset=utf-8').header('Content-Disposition', contentDisposition('plantilla-pacientes.csv')).send(CSV_BOM + csvRow([...IMPORT_FIELDS])),
   );
-  app.get('/plantilla.xlsx', async (_request, reply) => {
-    const Excel = await loadExcelJs();
-    const workbook = new Excel.Workbook();
-    const sheet = workbook.addWorksheet('Pacientes');
-    sheet.addRow([...IMPORT_FIELDS]);
-    sheet.getRow(1).font = { bold: true };
-    for (const field of ['documento', 'telefono', 'celular', 'fecha_nacimiento', 'fecha_inicio_programa'] as const) {
-      // Text cells: Excel would otherwise drop a documento's leading zeros or turn dates into serial numbers.
-      sheet.getColumn(IMPORT_FIELDS.indexOf(field) + 1).numFmt = '@';
-    }
-    const buffer = Buffer.from(await workbook.xlsx.writeBuffer());
-    return reply
+  app.get('/plantilla.xlsx', async (_request, reply) =>
+    reply
       .type('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
       .header('Content-Disposition', contentDisposition('plantilla-pacientes.xlsx'))
-      .send(buffer);
-  });
+      .send(await templateXlsx()),
+  );
 
   // Step 1 and 2: the upload, read and analysed by the worker thread against the database; the preview. Only the
   // analysis is kept.

@@ -24,6 +24,17 @@ export type FromWorker =
   | { type: 'refused'; job: number; message: string }
   | { type: 'failed'; job: number; error: string };
 
+/**
+ * A fault of the reading or the analysis, for the log: the error's name and code and where it was thrown, never
+ * its message (it may quote a cell of the file, and the log holds no patient data).
+ */
+function whereItFailed(err: unknown): string {
+  if (!(err instanceof Error)) return typeof err;
+  const code = (err as { code?: unknown }).code;
+  const frames = (err.stack ?? '').split('\n').filter((l) => l.trimStart().startsWith('at ')).slice(0, 6).map((l) => l.trim());
+  return [`${err.name}${typeof code === 'string' ? ` ${code}` : ''}`, ...frames].join(' | ');
+}
+
 interface Job {
   file: ReadFile;
   existing: Map<string, { id: number }>;
@@ -36,7 +47,7 @@ if (!isMainThread && parentPort) {
   const fail = (job: number, err: unknown) => {
     jobs.delete(job);
     if (isDomainError<{ message: string }>(err, IMPORT_BAD_FILE)) port.postMessage({ type: 'refused', job, message: err.details.message } satisfies FromWorker);
-    else port.postMessage({ type: 'failed', job, error: err instanceof Error ? (err.stack ?? err.message) : String(err) } satisfies FromWorker);
+    else port.postMessage({ type: 'failed', job, error: whereItFailed(err) } satisfies FromWorker);
   };
   port.on('message', (m: ToWorker) => {
     switch (m.type) {

@@ -78,7 +78,8 @@ const files = {
 };
 const database = await createHarnessDatabase(engine);
 await createHarnessUser(database, 'importa', 'clave-de-la-prueba-de-importacion');
-const server = await startServer(database.url);
+// Production settings: the audit writer's thread runs beside the server, as it does in a clinic (decision 0052).
+const server = await startServer(database.url, { APP_ENV: 'production', ALLOWED_HOSTS: '127.0.0.1' });
 const pid = server.child.pid!;
 const problems: string[] = [];
 try {
