@@ -6,7 +6,7 @@ import { PATIENT_FORM_FIELDS, type PatientInput } from '../patients/patient.sche
 import type { ImportAnalysis, ImportField, RowAnalysis } from './import.rules.js';
 
 /** Rows a batch holds: the confirm writes one batch per transaction (decision 0058). */
-export const BATCH_ROWS = 10;
+export const BATCH_ROWS = 5;
 
 /** Rows a preview shows: every row that needs attention up to the first, then valid rows up to the second. */
 export const PREVIEW_PROBLEM_ROWS = 500;

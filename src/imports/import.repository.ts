@@ -15,8 +15,8 @@ export { UPLOAD_BYTES_PER_USER, UPLOADS_PER_USER };
 
 /** Uploads older than this are deleted when the next one arrives. */
 export const UPLOAD_TTL_MS = 24 * 60 * 60 * 1000;
-/** Batches one transaction inserts (each ~2 KB: 10 rows). */
-const BATCHES_PER_TRANSACTION = 50;
+/** Batches one transaction inserts (each ~1 KB: 5 rows). */
+const BATCHES_PER_TRANSACTION = 100;
 
 export const lookupsFor = (db: Executor): Lookups => ({
   existing: async (keys) => [...(await findPatientsByDocumentoKeys(db, keys))].map(([key, p]) => [key, p.id]),

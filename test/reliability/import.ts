@@ -33,11 +33,13 @@ function startProbe(baseUrl: string, pid: number) {
     const { parentPort, workerData } = require('node:worker_threads');
     const { readFileSync } = require('node:fs');
     const rss = () => Number(/VmRSS:\\s+(\\d+) kB/.exec(readFileSync('/proc/' + workerData.pid + '/status', 'utf8'))[1]) / 1024;
-    let worst = 0, probes = 0, failures = 0, peak = rss(), running = true;
+    let worst = 0, probes = 0, failures = 0, peak = rss(), running = true, over = 0, all = [];
     parentPort.on('message', (m) => {
       if (m === 'stop') running = false;
-      parentPort.postMessage({ worst, probes, failures, peak });
-      worst = 0;
+      const sorted = all.sort((a, b) => a - b);
+      const p99 = sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))] : 0;
+      parentPort.postMessage({ worst, probes, failures, peak, over, count: all.length, p99 });
+      worst = 0; over = 0; all = [];
     });
     (async () => {
       while (running) {
@@ -50,12 +52,14 @@ function startProbe(baseUrl: string, pid: number) {
         const ms = performance.now() - started;
         probes++;
         worst = Math.max(worst, ms);
+        all.push(ms);
+        if (ms > 100) over++;
         try { peak = Math.max(peak, rss()); } catch {}
         await new Promise((r) => setTimeout(r, Math.max(0, 50 - ms)));
       }
     })();`;
   const worker = new Worker(code, { eval: true, workerData: { url: `${baseUrl}/healthz`, pid } });
-  const ask = (m: string) => new Promise<{ worst: number; probes: number; failures: number; peak: number }>((resolve) => {
+  const ask = (m: string) => new Promise<{ worst: number; probes: number; failures: number; peak: number; over: number; count: number; p99: number }>((resolve) => {
     worker.once('message', resolve);
     worker.postMessage(m);
   });
@@ -108,8 +112,9 @@ try {
     const confirmWorst = afterConfirm.worst;
     worst = Math.max(worst, previewWorst, confirmWorst);
     const message = done.flashed.map((m) => m.text).join(' ');
-    say(`${kind}: ${(data.length / 1024 / 1024).toFixed(1)} MB, ${rows.toLocaleString('es-CO')} rows; preview ${(previewMs / 1000).toFixed(2)} s (worst /healthz ${previewWorst.toFixed(0)} ms), ` +
-      `confirm ${(confirmMs / 1000).toFixed(2)} s (worst /healthz ${confirmWorst.toFixed(0)} ms); peak RSS ${afterPreview.peak.toFixed(0)} MB after the preview, ` +
+    const spread = (p: typeof afterPreview) => `worst /healthz ${p.worst.toFixed(0)} ms, p99 ${p.p99.toFixed(0)} ms, ${p.over} of ${p.count} over 100 ms`;
+    say(`${kind}: ${(data.length / 1024 / 1024).toFixed(1)} MB, ${rows.toLocaleString('es-CO')} rows; preview ${(previewMs / 1000).toFixed(2)} s (${spread(afterPreview)}), ` +
+      `confirm ${(confirmMs / 1000).toFixed(2)} s (${spread(afterConfirm)}); peak RSS ${afterPreview.peak.toFixed(0)} MB after the preview, ` +
       `${afterConfirm.peak.toFixed(0)} MB after the confirm: ${message}`);
     if (crear !== rows) problems.push(`${kind}: the preview would create ${crear} of ${rows} rows`);
     if (!message.includes(`${rows.toLocaleString('es-CO')} pacientes creados`)) problems.push(`${kind}: the confirm said «${message}»`);
