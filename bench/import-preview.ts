@@ -1,9 +1,10 @@
 // npm run bench:import-preview [-- --database URL] [--rows N]
 //
-// Times the spreadsheet import's preview (POST /patients/import/: multipart parse, reading the file, every row
-// through the create form's validation, the duplicate lookups against the database, storing the upload, the
-// page) for a file of N rows (default 10,000), as CSV and as XLSX, against the bench database (100,000
-// patients). In process (app.inject), production settings, three runs each: the figure is the median.
+// Times the spreadsheet import's preview (POST /patients/import/: multipart parse, reading the file and every row
+// through the create form's validation in the import's worker thread, the duplicate lookups against the
+// database, storing the analysis, the page) for a file of N rows (default 10,000), as CSV and as XLSX, against
+// the bench database (100,000 patients). In process (app.inject), production settings, three runs each: the
+// figure is the median. The server's own event loop and memory under an import: npm run reliability:import.
 
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

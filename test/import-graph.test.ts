@@ -103,7 +103,7 @@ describe('import graph', () => {
 
   // Loaded, exceljs holds ~7 MB of the server's heap and pg 0.4 MB: a static import would make every server carry
   // them, and every major collection mark them, for a spreadsheet read a few times a month or an engine the server
-  // does not use (loadExcelJs in src/imports/import.parse.ts, loadPg in src/db/connection.ts).
+  // does not use (loadExcelJs in src/imports/import.template.ts, loadPg in src/db/connection.ts).
   test('exceljs and pg are loaded when first needed: no source imports them statically', () => {
     const wrong = sourceFiles(SRC).filter((file) => /^import\s+(?!type\s)[^;]*?from\s+'(exceljs|pg)'/m.test(readFileSync(file, 'utf8')));
     assert.deepEqual(wrong.map((f) => path.relative(SRC, f)), []);

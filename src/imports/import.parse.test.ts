@@ -20,6 +20,14 @@ describe('reading a CSV', () => {
     assert.deepEqual(sheet.header, ['nombre', 'apellido']);
     assert.deepEqual(sheet.rows, [['Ana; María', 'Ruiz\r\nGil']]);
   });
+  test('rows are records: line breaks in quoted cells and blank lines count for nothing; the bounds are checked as it reads', async () => {
+    const records = Array.from({ length: 20_000 }, (_, i) => `"x\r\n${i}";b`);
+    const text = `nombre;apellido\r\n\r\n${records.join('\r\n\r\n')}\r\n`;
+    assert.equal((await readSpreadsheet('a.csv', Buffer.from(text))).rows.length, 20_000);
+    await assert.rejects(readSpreadsheet('a.csv', Buffer.from(`${text}"y\r\nz";b\r\n`)), (e: unknown) => isDomainError<{ message: string }>(e, IMPORT_BAD_FILE) && /más de 20\.000 filas/.test(e.details.message));
+    await assert.rejects(readSpreadsheet('a.csv', Buffer.from(`a\r\n${'x'.repeat(40_000)}\r\n`)), (e: unknown) => isDomainError<{ message: string }>(e, IMPORT_BAD_FILE) && /La celda A2 tiene más de 32\.767/.test(e.details.message));
+    await assert.rejects(readSpreadsheet('a.csv', Buffer.from(`a;b\r\n${';'.repeat(600)}x\r\n`)), (e: unknown) => isDomainError<{ message: string }>(e, IMPORT_BAD_FILE) && /más de 500 columnas/.test(e.details.message));
+  });
   test('an unclosed quote is a clear error', async () => {
     await assert.rejects(readSpreadsheet('a.csv', Buffer.from('nombre\r\n"Ana\r\n', 'utf8')), (e: unknown) => isDomainError<{ message: string }>(e, IMPORT_BAD_FILE) && /no se pudo leer/.test(e.details.message));
   });

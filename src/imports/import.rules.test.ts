@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { analyseRows, dayFirstToIso, IMPORT_FIELDS, matchHeader, parseEstadoInicial, type ImportField } from './import.rules.js';
+import { analyseRows, dayFirstToIso, IMPORT_FIELDS, matchHeader, parseEstadoInicial, shortFileName, type ImportField } from './import.rules.js';
 
 const TODAY = '2026-11-22';
 const base: Record<string, string> = {
@@ -64,5 +64,16 @@ describe('analyseRows', () => {
     assert.deepEqual(a.rows[4]!.similar, { lines: [2], patientIds: [] });
     assert.deepEqual(a.rows[5]!.similar, { lines: [], patientIds: [71] });
     assert.deepEqual(a.counts, { total: 6, crear: 1, revisar: 2, omitir: 3, conErrores: 1, duplicados: 2 });
+  });
+});
+
+describe('shortFileName', () => {
+  test('a long name is cut in its middle, its extension kept; a folder some browsers send is dropped', () => {
+    const long = shortFileName(`${'a'.repeat(246)}.csv`);
+    assert.equal([...long].length, 200);
+    assert.ok(long.endsWith('….csv'));
+    assert.equal(shortFileName('C:\\Users\\ana\\pacientes.xlsx'), 'pacientes.xlsx');
+    assert.equal(shortFileName('  '), 'archivo');
+    assert.equal(shortFileName('corto.csv'), 'corto.csv');
   });
 });

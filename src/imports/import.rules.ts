@@ -3,13 +3,36 @@
 // create form's documentoKey and similarPeople.
 
 import { PATIENT_FORM_FIELDS, validatePatientForm, type PatientFormField, type PatientInput } from '../patients/patient.schema.js';
-import { documentoKey, similarPeople, type PersonIdentity } from '../patients/patient.rules.js';
+import { documentoKey } from '../patients/patient.rules.js';
 import { normalizeForMatch } from '../shared/text.js';
+import { MAX_SIMILAR_GROUP, nameKeyOf, SimilarIndex } from './import.duplicates.js';
 
 /** A file holds at most this many data rows. */
 export const MAX_IMPORT_ROWS = 20_000;
 /** And weighs at most this much. */
 export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
+
+/** Previews a person keeps at most, and their bytes (decision 0059; migration 0140 holds the same bounds). */
+export const UPLOADS_PER_USER = 5;
+export const UPLOAD_BYTES_PER_USER = 25 * 1024 * 1024;
+
+/** The longest file name kept and shown. */
+export const MAX_FILE_NAME = 200;
+
+/**
+ * The name an upload is kept and shown under: without a folder some browsers send, at most MAX_FILE_NAME
+ * characters, shortened in its middle so that its extension stays (the extension itself is read from the whole
+ * name).
+ */
+export function shortFileName(name: string, max = MAX_FILE_NAME): string {
+  const base = name.slice(Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\')) + 1).trim();
+  if (base === '') return 'archivo';
+  const chars = [...base];
+  if (chars.length <= max) return base;
+  const dot = base.lastIndexOf('.');
+  const ext = dot > 0 && base.length - dot <= 16 ? base.slice(dot) : '';
+  return `${chars.slice(0, max - [...ext].length - 1).join('')}…${ext}`;
+}
 
 /** The columns of an import: the create form's fields and the first cycle's estado. */
 export const IMPORT_FIELDS = [...PATIENT_FORM_FIELDS, 'estado'] as const;
@@ -154,7 +177,9 @@ export function rowValues(cells: readonly string[], columns: readonly (ImportFie
  * What becomes of each row: 'omitir' when it has errors or its documento is taken (in the database or by an
  * earlier line), 'revisar' when someone with the same birth date and a similar name exists (in the database or
  * on an earlier line), 'crear' otherwise. `existingByKey` maps documento keys to stored patients;
- * `bornSameDay` holds the stored patients born on any of the file's birth dates.
+ * `bornSameDay` holds the stored patients born on any of the file's birth dates. Linear in the rows: people are
+ * compared only within the small groups of import.duplicates.ts; a file with more than MAX_SIMILAR_GROUP rows of
+ * one birth date and nearly the same name throws SimilarGroupTooLarge.
  */
 export function analyseRows(
   dataRows: readonly (readonly string[])[],
@@ -163,16 +188,32 @@ export function analyseRows(
   existingByKey: ReadonlyMap<string, { id: number }>,
   bornSameDay: readonly ExistingPatient[],
 ): ImportAnalysis {
+  const rows: RowAnalysis[] = [];
+  const counts = forEachAnalysedRow(dataRows, columns, today, existingByKey, bornSameDay, (row) => rows.push(row));
+  return { rows, counts };
+}
+
+/**
+ * analyseRows, handing each row to `onRow` as it is analysed instead of keeping them all: the worker keeps only
+ * what the preview shows and the plan (import.plan.ts), not 20,000 analysed rows at once. Returns the counts.
+ */
+export function forEachAnalysedRow(
+  dataRows: readonly (readonly string[])[],
+  columns: readonly (ImportField | null)[],
+  today: string,
+  existingByKey: ReadonlyMap<string, { id: number }>,
+  bornSameDay: readonly ExistingPatient[],
+  onRow: (row: RowAnalysis) => void,
+): ImportAnalysis['counts'] {
   const firstLineByKey = new Map<string, number>();
-  const earlierByBirth = new Map<string, (PersonIdentity & { line: number })[]>();
-  const storedByBirth = new Map<string, ExistingPatient[]>();
+  const earlier = new SimilarIndex<number>();
+  const stored = new SimilarIndex<number>();
   for (const p of bornSameDay) {
-    const list = storedByBirth.get(p.fecha_nacimiento);
-    if (list) list.push(p);
-    else storedByBirth.set(p.fecha_nacimiento, [p]);
+    const name = nameKeyOf(p.nombre, p.apellido);
+    if (name !== null) stored.add(p.fecha_nacimiento, name, p.id);
   }
   const counts = { total: 0, crear: 0, revisar: 0, omitir: 0, conErrores: 0, duplicados: 0 };
-  const rows = dataRows.map((cells, i): RowAnalysis => {
+  dataRows.forEach((cells, i) => {
     const line = i + 2;
     const values = rowValues(cells, columns);
     const form = validatePatientForm(values as Record<PatientFormField, string>, today);
@@ -185,24 +226,20 @@ export function analyseRows(
     let documentoDuplicate: RowAnalysis['documentoDuplicate'] = null;
     const key = values.documento.trim() === '' ? null : documentoKey(values.documento);
     if (key !== null) {
-      const stored = existingByKey.get(key);
-      const earlier = firstLineByKey.get(key);
-      if (stored) documentoDuplicate = { patientId: stored.id };
-      else if (earlier !== undefined) documentoDuplicate = { line: earlier };
+      const taken = existingByKey.get(key);
+      const first = firstLineByKey.get(key);
+      if (taken) documentoDuplicate = { patientId: taken.id };
+      else if (first !== undefined) documentoDuplicate = { line: first };
       else firstLineByKey.set(key, line);
     }
 
     const similar = { lines: [] as number[], patientIds: [] as number[] };
-    if (form.ok) {
-      const person = form.patient;
-      similar.patientIds = similarPeople(person, storedByBirth.get(person.fecha_nacimiento) ?? []).map((p) => p.id);
-      similar.lines = similarPeople(person, earlierByBirth.get(person.fecha_nacimiento) ?? []).map((p) => p.line);
-      if (documentoDuplicate === null) {
-        const list = earlierByBirth.get(person.fecha_nacimiento);
-        const entry = { nombre: person.nombre, apellido: person.apellido, fecha_nacimiento: person.fecha_nacimiento, line };
-        if (list) list.push(entry);
-        else earlierByBirth.set(person.fecha_nacimiento, [entry]);
-      }
+    const name = form.ok ? nameKeyOf(form.patient.nombre, form.patient.apellido) : null;
+    if (form.ok && name !== null) {
+      const born = form.patient.fecha_nacimiento;
+      similar.patientIds = stored.find(born, name).sort((a, b) => a - b);
+      similar.lines = earlier.find(born, name).sort((a, b) => a - b);
+      if (documentoDuplicate === null) earlier.add(born, name, line, { maxGroup: MAX_SIMILAR_GROUP, line });
     }
     const hasErrors = Object.keys(errors).length > 0;
     const status: RowStatus =
@@ -211,7 +248,7 @@ export function analyseRows(
     counts[status]++;
     if (hasErrors) counts.conErrores++;
     if (documentoDuplicate !== null) counts.duplicados++;
-    return {
+    onRow({
       line,
       values,
       errors,
@@ -221,7 +258,7 @@ export function analyseRows(
       patient: form.ok && !hasErrors ? form.patient : null,
       fechaInicio: form.ok ? form.fechaInicioPrograma : null,
       estado: estado ?? 'ACTIVO',
-    };
+    });
   });
-  return { rows, counts };
+  return counts;
 }

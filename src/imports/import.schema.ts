@@ -10,3 +10,8 @@ export const confirmSchema = z.object({
   digest: z.string(),
   incluir_posibles_duplicados: z.string().transform((v) => v === '1'),
 });
+
+/** Discarding a pending preview: which upload. */
+export const discardSchema = z.object({
+  upload_id: z.string().transform(parseId),
+});

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
+import { BATCH_ROWS } from '../../src/imports/import.plan.js';
 import { IMPORT_FIELDS } from '../../src/imports/import.rules.js';
 import { createPatient } from '../../src/patients/patient.fixtures.js';
 import { createTestContext, decodeEntities, ENGINE, loggedInClient, messagesIn, type TestClient, type TestContext } from '../helpers.js';
@@ -166,13 +167,15 @@ describe('POST /patients/import/ and /confirm/', () => {
     assert.deepEqual(JSON.parse(entry.changes!).otra_persona_confirmada, [null, [stored.id]]);
   });
 
-  test('a confirm that fails part-way writes nothing, and the preview can be confirmed again', async () => {
-    const d1 = doc('4');
-    const d2 = doc('4');
-    const file = csvFile([...IMPORT_FIELDS], [patientRow({ documento: d1, nombre: 'Antes' }), patientRow({ documento: d2, nombre: 'Fallaimport' })], { encoding: 'utf8' });
+  test('a confirm that fails part-way keeps each written patient whole, says so, and goes on from there when confirmed again', async () => {
+    // Three batches of rows (the confirm writes a batch per transaction: decision 0058); one row of the third is refused.
+    const docs = Array.from({ length: 3 * BATCH_ROWS }, () => doc('4'));
+    const refused = 2 * BATCH_ROWS + 2;
+    const births = docs.map((_, i) => `19${String(40 + i).padStart(2, '0')}-0${1 + (i % 9)}-1${i % 10}`);
+    const file = csvFile([...IMPORT_FIELDS], docs.map((d, i) => patientRow({ documento: d, nombre: i === refused ? 'Fallaimport' : `Lote${i}`, fecha_nacimiento: births[i]! })), { encoding: 'utf8' });
     const preview = await uploadFile(ctx, client, 'falla.csv', file);
-    assert.equal(countIn(preview.body, 'crear'), 2);
-    // The database refuses the second patient (a trigger standing for any failure during the write).
+    assert.equal(countIn(preview.body, 'crear'), 3 * BATCH_ROWS);
+    // The database refuses that patient (a trigger standing for any failure during the write).
     if (ENGINE === 'postgres') {
       await sql`create function refuse_import() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`.execute(ctx.db);
       await sql`create trigger refuse_import before insert on patients for each row when (new.nombre = 'Fallaimport') execute function refuse_import()`.execute(ctx.db);
@@ -181,14 +184,27 @@ describe('POST /patients/import/ and /confirm/', () => {
     }
     const before = await snapshot();
     const failed = await client.post('/patients/import/confirm/', confirmFields(preview.body));
-    assert.equal(failed.status, 500);
-    assert.deepEqual(await snapshot(), before);
-    assert.equal(await byDocumento(d1), undefined);
+    assert.equal(failed.location, '/patients/import/');
+    const page = await client.follow(failed);
+    assert.match(text(page.body), new RegExp(`La importación de «falla\\.csv» se interrumpió\\. Se crearon ${2 * BATCH_ROWS} pacientes, cada uno completo`));
+    assert.match(page.body, /Continuar la importación/);
+    const mid = await snapshot();
+    // The first two batches whole (patient, first cycle, creation entry each), nothing of the third.
+    assert.equal(mid.patients - before.patients, 2 * BATCH_ROWS);
+    assert.equal(mid.ingresos - before.ingresos, 2 * BATCH_ROWS);
+    assert.equal(mid.audit - before.audit, 2 * BATCH_ROWS);
+    assert.ok(await byDocumento(docs[2 * BATCH_ROWS - 1]!));
+    assert.equal(await byDocumento(docs[2 * BATCH_ROWS]!), undefined);
     await sql`drop trigger refuse_import ${ENGINE === 'postgres' ? sql`on patients` : sql``}`.execute(ctx.db);
-    const ok = await client.post('/patients/import/confirm/', confirmFields(preview.body));
+    const ok = await client.post('/patients/import/confirm/', confirmFields(page.body));
     assert.equal(ok.status, 302);
-    assert.ok(await byDocumento(d1));
-    assert.ok(await byDocumento(d2));
+    assert.match((await client.follow(ok)).body, new RegExp(`${3 * BATCH_ROWS} pacientes creados, 0 filas omitidas`));
+    for (const d of docs) assert.ok(await byDocumento(d));
+    const entries = await ctx.db.selectFrom('audit_log').select('changes').where('action', '=', 'patient.import').execute();
+    const mine = entries.filter((e) => (e.changes ?? '').includes('falla.csv')).map((e) => JSON.parse(e.changes!));
+    assert.equal(mine.length, 1);
+    assert.equal(mine[0].creados, 3 * BATCH_ROWS);
+    assert.equal((await snapshot()).patients - before.patients, 3 * BATCH_ROWS);
   });
 });
 
@@ -196,7 +212,7 @@ describe('POST /patients/import/ — bad files: a clear message, nothing written
   const header = [...IMPORT_FIELDS];
   const cases: [string, () => Promise<{ name: string; data: Buffer }>, RegExp, number][] = [
     ['over 5 MB', async () => ({ name: 'grande.csv', data: Buffer.alloc(5 * 1024 * 1024 + 10, 'a') }), /supera 5 MB/, 413],
-    ['over 20,000 rows', async () => ({ name: 'filas.csv', data: csvFile(header, Array.from({ length: 20_001 }, () => ({ nombre: 'x' })), { encoding: 'utf8' }) }), /20\.001 filas de datos; el máximo es 20\.000/, 400],
+    ['over 20,000 rows', async () => ({ name: 'filas.csv', data: csvFile(header, Array.from({ length: 20_001 }, () => ({ nombre: 'x' })), { encoding: 'utf8' }) }), /más de 20\.000 filas de datos; el máximo es 20\.000/, 400],
     ['not a CSV or XLSX', async () => ({ name: 'informe.pdf', data: Buffer.from('%PDF-1.4 ...') }), /Solo se aceptan archivos \.csv o \.xlsx/, 400],
     ['a binary file named .csv', async () => ({ name: 'foto.csv', data: Buffer.from([0xff, 0xd8, 0xff, 0, 0, 1, 2]) }), /no es texto/, 400],
     ['a formula cell in an XLSX', async () => ({ name: 'f.xlsx', data: await xlsxFile(header, [header.map((f) => (f === 'estrato' ? { formula: '1+2' } : patientRow({ documento: doc() })[f]!))]) }), /La celda N2 contiene una fórmula/, 400],

@@ -1,10 +1,12 @@
+import { formatDateTimeEs } from '../../shared/dates.js';
 import { CsrfField, Layout } from '../../web/layout.js';
 import type { PageContext } from '../../web/render.js';
-import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, type ImportAnalysis, type ImportField, type RowAnalysis, type RowStatus } from '../import.rules.js';
+import { PREVIEW_PROBLEM_ROWS, PREVIEW_VALID_ROWS } from '../import.plan.js';
+import type { ReplacedUpload } from '../import.repository.js';
+import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, UPLOADS_PER_USER, type ImportAnalysis, type ImportField, type RowAnalysis, type RowStatus } from '../import.rules.js';
+import type { UploadState } from '../import.table.js';
 
-/** Rows shown in a preview: every row that needs attention up to the first, then valid rows up to the second. */
-export const PREVIEW_PROBLEM_ROWS = 500;
-export const PREVIEW_VALID_ROWS = 100;
+export { PREVIEW_PROBLEM_ROWS, PREVIEW_VALID_ROWS };
 
 export interface ImportPreview {
   uploadId: number;
@@ -12,7 +14,23 @@ export interface ImportPreview {
   digest: string;
   columns: ImportField[];
   ignored: string[];
-  analysis: ImportAnalysis;
+  counts: ImportAnalysis['counts'];
+  /** The rows shown, in file order (chosen by the analysis: import.plan.ts). */
+  shown: RowAnalysis[];
+  /** The person's older previews this one replaced (decision 0059). */
+  replaced: ReplacedUpload[];
+}
+
+/** A preview of the person's not yet confirmed (or confirmed part-way), listed on the upload page. */
+export interface PendingUpload {
+  id: number;
+  fileName: string;
+  digest: string;
+  createdAt: string;
+  state: UploadState;
+  counts: ImportAnalysis['counts'];
+  created: number;
+  includeSimilar: boolean | null;
 }
 
 const STATUS_LABEL: Record<RowStatus, string> = { crear: 'Se creará', revisar: 'Posible duplicado', omitir: 'Se omitirá' };
@@ -60,17 +78,15 @@ function Notes({ row }: { row: RowAnalysis }) {
 }
 
 function PreviewTable({ preview }: { preview: ImportPreview }) {
-  const { rows } = preview.analysis;
-  const problems = rows.filter((r) => r.status !== 'crear');
-  const valid = rows.filter((r) => r.status === 'crear');
-  const shown = [...problems.slice(0, PREVIEW_PROBLEM_ROWS), ...valid.slice(0, PREVIEW_VALID_ROWS)].sort((a, b) => a.line - b.line);
+  const { shown, counts } = preview;
+  const problems = counts.revisar + counts.omitir;
   const columns = preview.columns;
   return (
     <>
-      {shown.length < rows.length && (
+      {shown.length < counts.total && (
         <p class="muted">
-          Se muestran {fmt(shown.length)} de {fmt(rows.length)} filas: {problems.length > PREVIEW_PROBLEM_ROWS ? `las primeras ${fmt(PREVIEW_PROBLEM_ROWS)} que necesitan atención` : 'todas las que necesitan atención'}
-          {' '}y {valid.length > PREVIEW_VALID_ROWS ? `las primeras ${fmt(PREVIEW_VALID_ROWS)}` : 'todas las'} válidas.
+          Se muestran {fmt(shown.length)} de {fmt(counts.total)} filas: {problems > PREVIEW_PROBLEM_ROWS ? `las primeras ${fmt(PREVIEW_PROBLEM_ROWS)} que necesitan atención` : 'todas las que necesitan atención'}
+          {' '}y {counts.crear > PREVIEW_VALID_ROWS ? `las primeras ${fmt(PREVIEW_VALID_ROWS)}` : 'todas las'} válidas.
         </p>
       )}
       <div class="table-wrap">
@@ -110,11 +126,101 @@ function PreviewTable({ preview }: { preview: ImportPreview }) {
   );
 }
 
+/** The confirm form of a preview: the checkbox for possible duplicates until the first confirm has decided. */
+function ConfirmForm(p: { uploadId: number; digest: string; counts: ImportAnalysis['counts']; includeSimilar: boolean | null; label: string; cancel?: boolean }) {
+  const c = p.counts;
+  return (
+    <form method="post" action="/patients/import/confirm/" class="import-confirm">
+      <CsrfField />
+      <input type="hidden" name="upload_id" value={String(p.uploadId)} />
+      <input type="hidden" name="digest" value={p.digest} />
+      {c.revisar > 0 && p.includeSimilar === null && (
+        <p class="field check">
+          <label>
+            <input type="checkbox" name="incluir_posibles_duplicados" value="1" /> Revisé los {fmt(c.revisar)} posibles duplicados: son otras personas,
+            impórtelos también
+          </label>
+        </p>
+      )}
+      <div class="actions">
+        <button type="submit" class="button primary" disabled={c.crear + c.revisar === 0}>
+          {p.label}
+        </button>
+        {p.cancel && (
+          <a href="/patients/import/" class="button">
+            Cancelar
+          </a>
+        )}
+      </div>
+    </form>
+  );
+}
+
+/** The person's previews not yet confirmed, or confirmed part-way (decisions 0058 and 0059). */
+function Pending({ pending, timeZone }: { pending: PendingUpload[]; timeZone: string }) {
+  if (pending.length === 0) return null;
+  return (
+    <section class="import-pending" data-import-pending="">
+      <h2>Sus vistas previas sin confirmar</h2>
+      <p class="muted">Se guardan un día, hasta {UPLOADS_PER_USER} por persona; una nueva reemplaza a la más antigua.</p>
+      <div class="table-wrap">
+        <table class="table">
+          <thead>
+            <tr>
+              <th scope="col">Archivo</th>
+              <th scope="col">Revisado</th>
+              <th scope="col">Filas</th>
+              <th scope="col">Estado</th>
+              <th scope="col">Acciones</th>
+            </tr>
+          </thead>
+          <tbody>
+            {pending.map((u) => (
+              <tr data-pending-upload={String(u.id)}>
+                <td data-label="Archivo">{u.fileName}</td>
+                <td data-label="Revisado">{formatDateTimeEs(u.createdAt, timeZone)}</td>
+                <td data-label="Filas">
+                  {fmt(u.counts.total)} ({fmt(u.counts.crear)} se crearán, {fmt(u.counts.revisar)} posibles duplicados)
+                </td>
+                <td data-label="Estado">{u.state === 'importando' ? `Importación a medias: ${fmt(u.created)} pacientes creados` : 'Sin confirmar'}</td>
+                <td data-label="Acciones">
+                  <ConfirmForm
+                    uploadId={u.id}
+                    digest={u.digest}
+                    counts={u.counts}
+                    includeSimilar={u.includeSimilar}
+                    label={u.state === 'importando' ? 'Continuar la importación' : 'Confirmar la importación'}
+                  />
+                  {u.state !== 'importando' && (
+                    <form method="post" action="/patients/import/discard/">
+                      <CsrfField />
+                      <input type="hidden" name="upload_id" value={String(u.id)} />
+                      <button type="submit" class="button">
+                        Descartar
+                      </button>
+                    </form>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
 function Preview({ preview }: { preview: ImportPreview }) {
-  const c = preview.analysis.counts;
+  const c = preview.counts;
   return (
     <section class="import-summary" data-import-preview="">
       <h2>Vista previa de «{preview.fileName}»</h2>
+      {preview.replaced.length > 0 && (
+        <p class="message message-info" role="status" data-import-replaced="">
+          Se descartó {preview.replaced.length === 1 ? 'su vista previa más antigua' : `sus ${preview.replaced.length} vistas previas más antiguas`} sin
+          confirmar ({preview.replaced.map((r) => `«${r.file_name}»`).join(', ')}): cada persona guarda hasta {UPLOADS_PER_USER} vistas previas.
+        </p>
+      )}
       <p class="muted">Todavía no se ha guardado nada. Huella SHA-256 del archivo: <code>{preview.digest}</code></p>
       <ul class="import-counts">
         <li>
@@ -132,33 +238,14 @@ function Preview({ preview }: { preview: ImportPreview }) {
         </li>
       </ul>
       {preview.ignored.length > 0 && <p class="muted">Columnas que no se importan: {preview.ignored.join(', ')}.</p>}
-      <form method="post" action="/patients/import/confirm/" class="import-confirm">
-        <CsrfField />
-        <input type="hidden" name="upload_id" value={String(preview.uploadId)} />
-        <input type="hidden" name="digest" value={preview.digest} />
-        {c.revisar > 0 && (
-          <p class="field check">
-            <label>
-              <input type="checkbox" name="incluir_posibles_duplicados" value="1" /> Revisé los {fmt(c.revisar)} posibles duplicados: son otras personas,
-              impórtelos también
-            </label>
-          </p>
-        )}
-        <div class="actions">
-          <button type="submit" class="button primary" disabled={c.crear + c.revisar === 0}>
-            Confirmar la importación
-          </button>
-          <a href="/patients/import/" class="button">
-            Cancelar
-          </a>
-        </div>
-      </form>
+      <ConfirmForm uploadId={preview.uploadId} digest={preview.digest} counts={c} includeSimilar={null} label="Confirmar la importación" cancel />
       <PreviewTable preview={preview} />
     </section>
   );
 }
 
-export function ImportPage({ ctx, error, preview }: { ctx: PageContext; error?: string | null; preview?: ImportPreview | null }) {
+export function ImportPage(props: { ctx: PageContext; error?: string | null; preview?: ImportPreview | null; pending?: PendingUpload[]; timeZone: string }) {
+  const { ctx, error, preview } = props;
   return (
     <Layout ctx={ctx} title="Importar pacientes">
       <p>
@@ -184,6 +271,7 @@ export function ImportPage({ ctx, error, preview }: { ctx: PageContext; error?: 
             Plantillas: <a href="/patients/import/plantilla.csv">plantilla.csv</a> · <a href="/patients/import/plantilla.xlsx">plantilla.xlsx</a>
           </p>
           <UploadForm />
+          <Pending pending={props.pending ?? []} timeZone={props.timeZone} />
         </>
       )}
     </Layout>

@@ -24,12 +24,14 @@ export const SERVER_BUNDLE = path.join(ROOT, 'dist', 'server.js');
 
 export async function buildServer(): Promise<string> {
   await build({
-    // The server, and the audit writer's worker thread beside it (src/platform/writes/writer-thread.ts finds it there).
+    // The server, and the worker threads beside it: the audit writer's (src/platform/writes/writer-thread.ts finds it
+    // there) and the spreadsheet import's (src/imports/import.jobs.ts).
     // dist/server.js is the launcher (it applies the runtime flags, then loads dist/serve.js: decision 0046).
     entryPoints: [
       { in: path.join(ROOT, 'src', 'platform', 'launch', 'launcher.ts'), out: 'server' },
       { in: path.join(ROOT, 'src', 'server.ts'), out: 'serve' },
       { in: path.join(ROOT, 'src', 'platform', 'writes', 'writer-thread.ts'), out: 'audit-writer' },
+      { in: path.join(ROOT, 'src', 'imports', 'import.worker.ts'), out: 'import-worker' },
     ],
     outdir: path.dirname(SERVER_BUNDLE),
     bundle: true,
@@ -46,7 +48,7 @@ export async function buildServer(): Promise<string> {
 }
 
 /** The files the build writes (each with its source map). */
-const OUTPUTS = ['server.js', 'serve.js', 'audit-writer.js'].map((f) => path.join(path.dirname(SERVER_BUNDLE), f));
+const OUTPUTS = ['server.js', 'serve.js', 'audit-writer.js', 'import-worker.js'].map((f) => path.join(path.dirname(SERVER_BUNDLE), f));
 
 /** The latest modification of `dir` or anything under it (a file added, changed or removed). */
 function latestChange(dir: string): number {
