@@ -35,6 +35,6 @@ test('the server’s thread loads no spreadsheet reader; the worker’s modules 
   const worker = reachable(path.join(SRC, 'imports', 'import.worker.ts'));
   const used = new Set([...worker.values()].flatMap(packagesImported).filter((p) => readers.test(p)).map((p) => p.split('/')[0]));
   assert.deepEqual([...used].sort(), ['csv-parse', 'saxes', 'yauzl']);
-  const build = readFileSync(path.join(SRC, 'build', 'build-server.ts'), 'utf8');
+  const build = readFileSync(path.join(SRC, 'platform', 'launch', 'build-server.ts'), 'utf8');
   assert.match(build, /'imports', 'import\.worker\.ts'\), out: 'import-worker'/);
 });
