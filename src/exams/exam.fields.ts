@@ -29,3 +29,6 @@ export const EXAM_FIELDS = {
 } as const satisfies Record<string, FieldDef>;
 
 export type ExamFieldName = keyof typeof EXAM_FIELDS;
+
+/** The columns a new record's `exam.create` entry lists (when not null): every field described here, so not created_at. */
+export const EXAM_AUDITED_ON_CREATE: ReadonlySet<string> = new Set(Object.keys(EXAM_FIELDS));

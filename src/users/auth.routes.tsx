@@ -1,32 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { recordAudit } from '../audit/audit.repository.js';
-import { conflict, isDomainError } from '../shared/domain-error.js';
 import type { FieldErrors } from '../web/fields.js';
-import { hasErrors, parseForm, queryValue } from '../web/form.js';
+import { actionContext } from '../web/action-context.js';
+import { parseForm, queryValue } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { endSession, startSession } from './session.plugin.js';
-import { hashPassword, verifyAgainstDummy, verifyPassword } from './password.js';
-import { deleteSessionsOfUser, listSessionsOfUser } from './session.repository.js';
-import {
-  clearLoginFailures,
-  countUsers,
-  findUserById,
-  findUserByUsername,
-  insertUser,
-  recentLoginFailures,
-  recordLogin,
-  recordLoginFailure,
-  updatePasswordHash,
-  USERNAME_TAKEN,
-} from './user.repository.js';
-import { isLocked, safeNext, USERNAME_MAX } from './user.rules.js';
+import { listSessionsOfUser } from './session.repository.js';
+import { changeOwnPassword, endOtherSessions, logIn, recordLogout, setUpFirstAdmin, USER_MSG } from './user.actions.js';
+import { countUsers } from './user.repository.js';
+import { safeNext, USERNAME_MAX } from './user.rules.js';
 import { BAD_CREDENTIALS, changePasswordSchema, loginSchema, setupSchema } from './user.schema.js';
 import { LoginPage, LogoutPage, SetupPage } from './views/login.page.js';
 import { PasswordPage } from './views/password.page.js';
-import { inTransaction } from '../platform/writes/transaction.js';
-
-const LOCKED =
-  'Demasiados intentos fallidos para este usuario. Por seguridad, el acceso queda bloqueado durante 15 minutos.';
 
 export interface AuthRoutesOptions {
   /** The one-time first-run token printed by `npm start`, or null when setup is not offered. */
@@ -36,8 +20,7 @@ export interface AuthRoutesOptions {
 
 /** Login, logout, first-run setup, and each user's own password and sessions. */
 export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions): Promise<void> {
-  const { db, clock } = app.deps;
-  const actorOf = (request: FastifyRequest) => (request.user ? { id: request.user.id, username: request.user.username } : null);
+  const { db } = app.deps;
 
   app.get('/login/', async (request, reply) => {
     const next = safeNext(queryValue(request.query, 'next'));
@@ -57,34 +40,11 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
 
       if (!form.ok) return again(200, { _form: BAD_CREDENTIALS });
       const { username, password } = form.data;
-      const now = clock.now();
-      if (isLocked(await recentLoginFailures(db, username, now), now)) {
-        return again(429, { _form: LOCKED });
-      }
-      const user = await findUserByUsername(db, username);
-      const ok = user && user.is_active === 1 ? await verifyPassword(password, user.password_hash) : await verifyAgainstDummy(password);
-      if (!user || !ok || user.is_active !== 1) {
-        await inTransaction(db, async (trx) => {
-          await recordLoginFailure(trx, username, now);
-          await recordAudit(trx, {
-            at: now,
-            actor: user ? { id: user.id, username: user.username } : null,
-            action: 'login_failed',
-            entityType: 'user',
-            entityId: user?.id ?? null,
-            changes: user ? null : { username: [...username].slice(0, USERNAME_MAX).join('') },
-            requestId: String(request.id),
-          });
-        });
-        // Failures 1 to 5 get the form again; the lock answers the attempts after them (decisions §2).
-        return again(200, { _form: BAD_CREDENTIALS });
-      }
-      await startSession(request, reply, user.id);
-      await inTransaction(db, async (trx) => {
-        await clearLoginFailures(trx, username);
-        await recordLogin(trx, user.id, now.toISOString());
-        await recordAudit(trx, { at: now, actor: { id: user.id, username: user.username }, action: 'login', entityType: 'user', entityId: user.id, requestId: String(request.id) });
-      });
+      const startNow = (userId: number) => startSession(request, reply, userId);
+      const result = await logIn(actionContext(request), { username, password, startSession: startNow });
+      if (result.kind === 'locked') return again(429, { _form: USER_MSG.locked });
+      // Failures 1 to 5 get the form again; the lock answers the attempts after them (decisions §2).
+      if (result.kind === 'refused') return again(200, { _form: BAD_CREDENTIALS });
       return reply.redirect(next ?? '/dashboard/', 302);
     },
   );
@@ -92,10 +52,7 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
   app.get('/logout/', async (request, reply) => sendPage(reply, <LogoutPage ctx={pageContext(request, reply)} />));
 
   app.post('/logout/', async (request, reply) => {
-    const actor = actorOf(request);
-    if (actor) {
-      await recordAudit(db, { at: clock.now(), actor, action: 'logout', entityType: 'user', entityId: actor.id, requestId: String(request.id) });
-    }
+    await recordLogout(actionContext(request));
     await endSession(request, reply);
     return redirectWith(reply, '/users/login/', 'info', 'Sesión cerrada.');
   });
@@ -117,21 +74,9 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
       const values = { username: form.values.username!.trim() };
       return sendPage(reply, <SetupPage ctx={pageContext(request, reply)} values={values} errors={form.errors} token={form.values.token!} />);
     }
-    const { username, password } = form.data;
-    const now = clock.now();
-    const passwordHash = await hashPassword(password);
-    let userId: number;
-    try {
-      userId = await inTransaction(db, async (trx) => {
-        if ((await countUsers(trx)) > 0) throw conflict(USERNAME_TAKEN, { username });
-        const id = await insertUser(trx, { username, passwordHash, isAdmin: true, now: now.toISOString() });
-        await recordAudit(trx, { at: now, actor: { id, username }, action: 'user.create', entityType: 'user', entityId: id, changes: { username: [null, username], is_admin: [null, true] }, requestId: String(request.id) });
-        return id;
-      });
-    } catch (err) {
-      if (isDomainError(err, USERNAME_TAKEN)) return reply.callNotFound();
-      throw err;
-    }
+    const userId = await setUpFirstAdmin(actionContext(request), form.data);
+    if (userId === null) return reply.callNotFound();
+    const { username } = form.data;
     await startSession(request, reply, userId);
     return redirectWith(reply, '/dashboard/', 'success', `Bienvenido, ${username}. La cuenta de administrador está lista.`);
   });
@@ -145,27 +90,20 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
   app.get('/password/', async (request, reply) => renderPassword(request, reply, {}));
 
   app.post('/password/', async (request, reply) => {
-    const me = request.user!;
-    const user = await findUserById(db, me.id);
-    if (!user) return reply.callNotFound();
-    const form = parseForm(request.body, changePasswordSchema(user.username));
-    const errors: FieldErrors = form.ok ? {} : form.errors;
-    // Told with the other problems, so the form is corrected once.
-    if (!errors.old_password && !(await verifyPassword(form.values.old_password!, user.password_hash))) {
-      errors.old_password = 'La contraseña actual no es correcta.';
-    }
-    if (!form.ok || hasErrors(errors)) return renderPassword(request, reply, errors);
-    const passwordHash = await hashPassword(form.data.new_password1);
-    await inTransaction(db, async (trx) => {
-      await updatePasswordHash(trx, me.id, passwordHash);
-      await deleteSessionsOfUser(trx, me.id, request.sessionIdHash ?? undefined);
-      await recordAudit(trx, { at: clock.now(), actor: actorOf(request), action: 'user.password_change', entityType: 'user', entityId: me.id, requestId: String(request.id) });
+    const form = parseForm(request.body, changePasswordSchema(request.user!.username));
+    const result = await changeOwnPassword(actionContext(request), {
+      oldPassword: form.values.old_password!,
+      newPassword: form.ok ? form.data.new_password1 : null,
+      formErrors: form.ok ? {} : form.errors,
+      currentSession: request.sessionIdHash,
     });
-    return redirectWith(reply, '/users/password/', 'success', 'Contraseña cambiada. Las demás sesiones abiertas se cerraron.');
+    if (!result) return reply.callNotFound();
+    if (!result.ok) return renderPassword(request, reply, result.errors);
+    return redirectWith(reply, '/users/password/', result.message.level, result.message.text);
   });
 
   app.post('/sessions/end-others/', async (request, reply) => {
-    await deleteSessionsOfUser(db, request.user!.id, request.sessionIdHash ?? undefined);
-    return redirectWith(reply, '/users/password/', 'success', 'Se cerraron las demás sesiones.');
+    const message = await endOtherSessions(actionContext(request), request.sessionIdHash);
+    return redirectWith(reply, '/users/password/', message.level, message.text);
   });
 }
