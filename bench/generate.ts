@@ -19,6 +19,8 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { openDatabase, type Engine } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { COUNTERS, countersDifferingFromRows, recount } from '../src/db/migrations/20261125_0070_dashboard_counters.js';
+import { DATE_RULE_TRIGGERS } from '../src/db/migrations/20261126_0160_date_rules_on_every_write.js';
+import { countDateViolations } from '../src/ingresos/date-violations.repository.js';
 import { addDays, todayIn } from '../src/shared/dates.js';
 import { patientDerivedColumns } from '../src/patients/patient.rules.js';
 import { hashPassword } from '../src/users/password.js';
@@ -282,6 +284,9 @@ async function nextIds(db: Kysely<any>, tables: string[]): Promise<Ids> {
   return new Ids(next);
 }
 
+/** Tables written without triggers in the fast path. The patients are always inserted with their triggers. */
+const UNTRIGGERED_TABLES = ['ingresos', EXAM_TABLE, 'ingreso_historial', 'audit_log'];
+
 /**
  * The fast path on PostgreSQL writes everything but the patients without triggers (foreign-key checks included):
  * the rows are final, so what a trigger on INSERT into these tables would do must already be done. These are the
@@ -309,9 +314,16 @@ const SKIPPED_INSERT_TRIGGERS: Record<string, string> = {
   // after the load (recount; checked by verifyDerived).
   'ingresos.ingresos_open_counts_insert_delete': 'dashboard_open_counts',
   'ingresos.ingresos_cycle_counts_insert_delete': 'dashboard_cycle_counts',
+  // migration 0160 (decision 0063): the date rules' guards on insert, taken from the migration's own list. They
+  // only refuse; verifyDerived checks every stored row against the rules (the administrators' list's queries).
+  ...dateRuleGuardsOn(UNTRIGGERED_TABLES),
 };
-/** Tables written without triggers in the fast path. The patients are always inserted with their triggers. */
-const UNTRIGGERED_TABLES = ['ingresos', EXAM_TABLE, 'ingreso_historial', 'audit_log'];
+
+/** The date rules' insert guards on the given tables, as entries of SKIPPED_INSERT_TRIGGERS. */
+function dateRuleGuardsOn(tables: readonly string[]): Record<string, string> {
+  const guards = DATE_RULE_TRIGGERS.filter((t) => t.event === 'insert' && tables.includes(t.table));
+  return Object.fromEntries(guards.map((t) => [`${t.table}.${t.name}`, 'date rules']));
+}
 
 /**
  * Triggers that fire on INSERT into the tables of the fast path and that the generator does not know (a new
@@ -393,6 +405,12 @@ async function verifyDerived(db: Kysely<any>, engine: Engine, checkForeignKeys: 
   for (const [what, query] of checks) {
     const n = Number((await query.execute(db)).rows[0]!.n);
     if (n !== 0) wrong.push(`  ${what}: ${formatInt(n)} filas difieren`);
+  }
+  // The date rules (decision 0063), which the fast path's guards did not check row by row.
+  if (tables.has(EXAM_TABLE)) {
+    for (const [rule, n] of Object.entries(await countDateViolations(db))) {
+      if (n !== 0) wrong.push(`  regla de fechas ${rule}: ${formatInt(n)} filas la incumplen`);
+    }
   }
   if (wrong.length > 0) {
     fail(

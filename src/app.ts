@@ -63,6 +63,8 @@ export interface BuildAppOptions extends AppDeps {
    * per-user-name lock.
    */
   loginAttemptsPerMinute?: number;
+  /** The login's password check (default: the real one); tests wrap it to count the checks or to pace them. */
+  checkPassword?: (password: string, stored: string) => Promise<boolean>;
   /**
    * How long a view of a patient's record may wait to be written to the audit trail with others (decision
    * 0011); 0 writes each at once. Default: 50 ms, or 0 when APP_ENV=test.
@@ -210,6 +212,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     prefix: '/users',
     setupToken: options.setupToken ?? null,
     loginAttemptsPerMinute: options.loginAttemptsPerMinute ?? config.loginAttemptsPerMinute,
+    ...(options.checkPassword ? { checkPassword: options.checkPassword } : {}),
   });
   await app.register(userAdminRoutes, { prefix: '/users' });
   await app.register(auditRoutes, { prefix: '/users/audit' });

@@ -66,6 +66,9 @@ const envSchema = z.object({
   LOG_REQUESTS: z.enum(['true', 'false'], { message: 'debe ser true o false' }).default('false'),
 });
 
+/** The names of every variable the server reads (deploy/somno.env.example lists them all: a test checks it). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 export interface Config {
   readonly port: number;
   readonly host: string;

@@ -6,7 +6,9 @@ import { openDatabase } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
 import { systemClock } from './shared/clock.js';
 import { deleteExpiredSessions } from './users/session.repository.js';
-import { countUsers } from './users/user.repository.js';
+import { countUsers, deleteStaleLoginRecords } from './users/user.repository.js';
+import { LOCK_WINDOW_MS } from './users/user.rules.js';
+import { inTransaction } from './platform/writes/transaction.js';
 import { logDocumentoCollisions } from './patients/identity.repository.js';
 
 async function main(): Promise<void> {
@@ -41,11 +43,15 @@ async function main(): Promise<void> {
 
   const cleanup = setInterval(() => {
     const now = systemClock.now().getTime();
-    deleteExpiredSessions(
-      handle.db,
-      new Date(now - config.sessionIdleMinutes * 60_000).toISOString(),
-      new Date(now - config.sessionAbsoluteHours * 3_600_000).toISOString(),
-    ).catch((err: unknown) => app.log.warn({ err }, 'session cleanup failed'));
+    inTransaction(handle.db, async (trx) => {
+      await deleteExpiredSessions(
+        trx,
+        new Date(now - config.sessionIdleMinutes * 60_000).toISOString(),
+        new Date(now - config.sessionAbsoluteHours * 3_600_000).toISOString(),
+      );
+      // Failures older than twice the lock window no longer count (recentLoginFailures reads no further).
+      await deleteStaleLoginRecords(trx, new Date(now - 2 * LOCK_WINDOW_MS).toISOString());
+    }).catch((err: unknown) => app.log.warn({ err }, 'session cleanup failed'));
   }, 10 * 60_000);
   cleanup.unref();
 

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { sql, type SqlBool } from 'kysely';
 import type { Db } from '../db/database.js';
+import { dateRuleRefused } from '../db/errors.js';
 import * as counters from '../db/migrations/20261125_0070_dashboard_counters.js';
 import { applyStatusChange, findActiveIngreso, findOpenIngreso, openIngreso } from '../ingresos/ingreso.repository.js';
 import { MES_CAPITA_MAX, mesFiltroRange } from '../ingresos/ingreso.rules.js';
@@ -49,7 +50,20 @@ const command: fc.Arbitrary<Command> = fc.oneof(
 
 const NOW = '2026-11-22T15:00:00.000Z';
 
+/**
+ * Runs a write the way the application would: a write the database refuses for a date rule (a status change
+ * dated before the previous one, a start moved past the cycle's records, decision 0063) changes nothing, as the
+ * application's own check refuses it first.
+ */
 async function apply(db: Db, userId: number, patients: number[], records: number[], c: Command): Promise<void> {
+  try {
+    await write(db, userId, patients, records, c);
+  } catch (err) {
+    if (dateRuleRefused(err) === null) throw err;
+  }
+}
+
+async function write(db: Db, userId: number, patients: number[], records: number[], c: Command): Promise<void> {
   const pick = (n: number) => (patients.length === 0 ? undefined : patients[n % patients.length]);
   switch (c.kind) {
     case 'create': {
@@ -93,7 +107,7 @@ async function apply(db: Db, userId: number, patients: number[], records: number
     }
     case 'move': {
       const id = pick(c.who);
-      if (id !== undefined) await setActiveIngresoFechaInicio(db, id, DATES[c.fecha]!, NOW);
+      if (id !== undefined) await db.transaction().execute((trx) => setActiveIngresoFechaInicio(trx, id, DATES[c.fecha]!, NOW));
       return;
     }
     case 'monitoreo': {

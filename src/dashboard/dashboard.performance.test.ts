@@ -45,8 +45,8 @@ async function addRecord(db: Db, ingresoId: number, userId: number, kind: 'MONIT
 const voidRecord = (db: Db, id: number, userId: number) =>
   db.updateTable('exam_records').set({ anulado_at: '2026-11-20T15:00:00.000Z', anulado_por: userId, motivo_anulacion: 'Error' }).where('id', '=', id).execute();
 
-const terminate = (db: Db, ingresoId: number) =>
-  db.updateTable('ingresos').set({ estado: 'TERMINADO', fecha_fin: '2026-11-15', motivo: 'Alta', updated_at: '2026-11-15T15:00:00.000Z' }).where('id', '=', ingresoId).execute();
+const terminate = (db: Db, ingresoId: number, fechaFin = '2026-11-15') =>
+  db.updateTable('ingresos').set({ estado: 'TERMINADO', fecha_fin: fechaFin, motivo: 'Alta', updated_at: `${fechaFin}T15:00:00.000Z` }).where('id', '=', ingresoId).execute();
 
 describe('dashboard invariants (migration 0021)', () => {
   let ctx: TestContext;
@@ -128,7 +128,8 @@ describe('dashboard invariants (migration 0021)', () => {
     const sinMonitoreo = await stale();
     await addRecord(db, p.ingresoId!, userId, 'MONITOREO', '2026-11-21');
     assert.equal(await stale(), sinMonitoreo - 1, 'a monitoring record takes the patient off the list');
-    await terminate(db, p.ingresoId!);
+    // Not before its start nor its record (the database refuses that, decision 0063).
+    await terminate(db, p.ingresoId!, '2026-11-21');
     assert.equal(await figure('activos'), activos);
     // A new day: the same data, other figures (the cycles started "this month" are December's now). The
     // session of the test client has expired by then: a new one.

@@ -3,6 +3,7 @@
 import type { ViewAuditQueue } from '../audit/audit.queue.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import { isPostgres } from '../db/database.js';
+import { dateRuleRefused } from '../db/errors.js';
 import { findActiveIngreso } from '../ingresos/ingreso.repository.js';
 import { labelOf } from '../patients/patient.rules.js';
 import { findPatientById } from '../patients/patient.repository.js';
@@ -100,7 +101,8 @@ export async function addExamRecord(ctx: ActionContext, input: { patientId: numb
     });
   } catch (err) {
     if (isDomainError(err, NO_ACTIVE_INGRESO)) return { kind: 'done', message: { level: 'error', text: EXAM_MSG.noActivo } };
-    if (isDomainError(err, CYCLE_CHANGED)) return { kind: 'done', message: { level: 'error', text: EXAM_MSG.cycleChanged } };
+    // The database found the date outside the cycle as it is now: the cycle changed under the form as well.
+    if (isDomainError(err, CYCLE_CHANGED) || dateRuleRefused(err) !== null) return { kind: 'done', message: { level: 'error', text: EXAM_MSG.cycleChanged } };
     throw err;
   }
   return { kind: 'done', message: { level: 'success', text: EXAM_MSG.created(kind) } };

@@ -330,9 +330,11 @@ describe('journey: create → suspend → reactivate → terminate → new cycle
     const invalid = await client.post(askedForm.action, { ...hidden, fecha_terminacion: '2026-11-15', motivo_estado: ' ' });
     assert.equal(invalid.status, 200);
     assert.match(invalid.body, /id="error_motivo_estado">Falta el motivo de la terminación\.</);
+    // Suspended and reactivated today: the cycle cannot end before that (decision 0063).
+    assert.match(invalid.body, /id="error_fecha_terminacion">La fecha de terminación no puede ser anterior al 22\/11\/2026, fecha del último cambio de estado\.</);
     assert.match(invalid.body, /value="2026-11-15"/);
     assert.match(ingresoBlock(await follow(search), ingresoId), /data-estado="ACTIVO"/);
-    const terminated = await submit(`/patients/ingreso/estado/${ingresoId}/TERMINADO/`, { fecha_terminacion: '2026-11-15', motivo_estado: 'Cumplió objetivos' });
+    const terminated = await submit(`/patients/ingreso/estado/${ingresoId}/TERMINADO/`, { fecha_terminacion: TODAY, motivo_estado: 'Cumplió objetivos' });
     assert.equal(terminated.length, 1);
     assert.equal(terminated[0]!.level, 'success');
     assert.ok(terminated[0]!.text.includes(nombre));

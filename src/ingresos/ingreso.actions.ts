@@ -7,7 +7,9 @@ import { todayOf, type ActionContext } from '../platform/writes/action-context.j
 import { isDomainError } from '../shared/domain-error.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
 import { INGRESO_FORM_LABELS } from './ingreso.fields.js';
-import { applyStatusChange, CYCLE_ALREADY_OPEN, findCycleState, findIngresoForChange, openIngreso } from './ingreso.repository.js';
+import { dateRuleRefused } from '../db/errors.js';
+import { DATE_RULE_FALLBACK } from './cycle-dates.rules.js';
+import { applyStatusChange, CYCLE_ALREADY_OPEN, findCycleDateBounds, findCycleState, findIngresoForChange, openIngreso } from './ingreso.repository.js';
 import {
   newCycleMessage,
   statusChangeMessage,
@@ -70,8 +72,8 @@ export async function changeIngresoStatus(
     return { kind: 'done', decision: null, message, cycle: found, fieldErrors: null };
   }
 
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const outcome = await inTransaction(db, async (trx) => {
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const work = inTransaction(db, async (trx) => {
       // Re-read inside the transaction: the decision is made on the state the update is conditional on.
       const ingreso = await findIngresoForChange(trx, ingresoId);
       if (!ingreso) return null;
@@ -83,6 +85,7 @@ export async function changeIngresoStatus(
         motivo_estado: values.motivo_estado,
         fechaInicio: ingreso.fecha_inicio,
         today: todayDate,
+        bounds: ingreso.estado === 'TERMINADO' ? undefined : await findCycleDateBounds(trx, ingresoId),
       });
       if (decision.kind !== 'apply') return { decision, nombre: ingreso.nombre };
       const at = clock.now();
@@ -111,6 +114,15 @@ export async function changeIngresoStatus(
         requestId: ctx.requestId,
       });
       return { decision, nombre: ingreso.nombre };
+    });
+    // The database refused a date the decision had accepted (an exam or a change got in between): decided again
+    // on what is stored now, which names the date; the rule alone if it keeps happening.
+    const outcome = await work.catch((err: unknown) => {
+      const rule = dateRuleRefused(err);
+      if (rule === null) throw err;
+      if (attempt < MAX_ATTEMPTS) return 'raced' as const;
+      const decision: StatusChangeDecision = { kind: 'invalid', to: target, errors: [DATE_RULE_FALLBACK[rule]] };
+      return { decision, nombre: found.nombre };
     });
     if (outcome === null) return { kind: 'not_found' };
     if (outcome === 'raced') continue;
@@ -169,8 +181,11 @@ export async function openNewCycle(ctx: ActionContext, input: { pacienteId: numb
       return d;
     });
   } catch (err) {
-    if (!isDomainError(err, CYCLE_ALREADY_OPEN)) throw err;
-    decision = { kind: 'pending_process' };
+    // The birth date moved under the new start (another request, between the check and the insert).
+    const rule = dateRuleRefused(err);
+    if (rule !== null) decision = { kind: 'impossible_start', reason: DATE_RULE_FALLBACK[rule] };
+    else if (isDomainError(err, CYCLE_ALREADY_OPEN)) decision = { kind: 'pending_process' };
+    else throw err;
   }
   return { kind: 'done', decision, message: newCycleMessage(decision, state.nombre) };
 }

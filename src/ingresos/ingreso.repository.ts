@@ -1,9 +1,11 @@
+import { sql } from 'kysely';
 import type { Executor, Trx } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { insertRow, insertRowReturningId } from '../platform/writes/prepared.js';
 import { conflict } from '../shared/domain-error.js';
 import type { IngresoRow } from './ingreso.table.js';
 import { OPEN_ESTADOS, type Estado } from './ingreso.rules.js';
+import type { CycleDateBounds } from './cycle-dates.rules.js';
 
 /** The patient already has an ACTIVO or SUSPENDIDO Ingreso (also raised when the database refuses a racing insert). */
 /** The domain error raised when the patient already has an open cycle (the partial unique index refused it). */
@@ -147,6 +149,28 @@ export async function findLatestFechaFin(db: Executor, pacienteId: number): Prom
     .where('estado', '=', 'TERMINADO')
     .executeTakeFirst();
   return last?.latest ?? null;
+}
+
+/** The dates a cycle's later writes must keep (cycle-dates.rules.ts): its history's and its exams' bounds, one statement. */
+export async function findCycleDateBounds(db: Executor, ingresoId: number): Promise<CycleDateBounds> {
+  const { rows } = await sql<{ last_change: string | null; first_change: string | null; first_exam: string | null; last_exam: string | null }>`
+    select (select max(h.fecha) from ingreso_historial h where h.ingreso_id = ${ingresoId}) as last_change,
+      (select min(h.fecha) from ingreso_historial h where h.ingreso_id = ${ingresoId} and h.desde is not null) as first_change,
+      (select min(e.fecha) from exam_records e where e.ingreso_id = ${ingresoId}) as first_exam,
+      (select max(e.fecha) from exam_records e where e.ingreso_id = ${ingresoId}) as last_exam`.execute(db);
+  const r = rows[0]!;
+  return { lastChange: r.last_change ?? null, firstChange: r.first_change ?? null, firstExam: r.first_exam ?? null, lastExam: r.last_exam ?? null };
+}
+
+/** The earliest start among the patient's cycles, leaving out `exceptIngresoId` (the one whose start is being moved). */
+export async function findEarliestCycleStart(db: Executor, pacienteId: number, exceptIngresoId: number | null): Promise<string | null> {
+  const row = await db
+    .selectFrom('ingresos')
+    .select((eb) => eb.fn.min('fecha_inicio').as('earliest'))
+    .where('paciente_id', '=', pacienteId)
+    .$if(exceptIngresoId !== null, (qb) => qb.where('id', '<>', exceptIngresoId!))
+    .executeTakeFirst();
+  return row?.earliest ?? null;
 }
 
 /** Every Ingreso of the given patients, newest first per patient: one query for a whole page. */

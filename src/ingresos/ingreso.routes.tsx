@@ -6,7 +6,7 @@ import type { FieldErrors, FormValues } from '../web/fields.js';
 import { listUrl, parseForm, parseId, queryValue } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { changeIngresoStatus, openNewCycle } from './ingreso.actions.js';
-import { findIngresoForChange } from './ingreso.repository.js';
+import { findCycleDateBounds, findIngresoForChange } from './ingreso.repository.js';
 import { isEstado, MSG } from './ingreso.rules.js';
 import { newCycleForm, statusForm } from './ingreso.schema.js';
 import { FOLLOW_PATH } from './views/follow.links.js';
@@ -25,13 +25,17 @@ function backTo(values: FormValues, errors: FieldErrors): string {
 export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
   const { db } = app.deps;
 
-  const sendTerminatePage = (
+  const sendTerminatePage = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    cycle: TerminateCycle,
+    found: Omit<TerminateCycle, 'earliestEnd'>,
     values: FormValues,
     errors: FieldErrors,
   ) => {
+    // The hint names the earliest date the cycle can end on (decision 0063), as the check does.
+    const { lastChange, lastExam } = await findCycleDateBounds(db, found.id);
+    const earliestEnd = [found.fecha_inicio, lastChange ?? '', lastExam ?? ''].reduce((a, b) => (b > a ? b : a));
+    const cycle: TerminateCycle = { ...found, earliestEnd };
     const query = (values.query_search ?? '').trim();
     const page = parseId((values.page ?? '').trim()) ?? 1;
     const back = { url: backTo(values, {}), query, page };

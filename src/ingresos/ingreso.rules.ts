@@ -2,6 +2,7 @@
 // decisions.md §6. No I/O: "today" is always an argument ('YYYY-MM-DD' in the configured zone).
 
 import { addMonthsToMonthStart, formatDateEs, monthStartOf } from '../shared/dates.js';
+import type { CycleDateBounds } from './cycle-dates.rules.js';
 
 export const ESTADOS = ['ACTIVO', 'SUSPENDIDO', 'TERMINADO'] as const;
 export type Estado = (typeof ESTADOS)[number];
@@ -92,6 +93,8 @@ export interface StatusChangeInput {
   /** the Ingreso's fecha_inicio */
   fechaInicio: string;
   today: string;
+  /** its history's and exams' dates (cycle-dates.rules.ts): a change is not dated before them; none when omitted */
+  bounds?: CycleDateBounds | undefined;
 }
 
 export type StatusChangeDecision =

@@ -18,6 +18,7 @@ import {
   type StatusChangeDecision,
   type StatusChangeInput,
 } from './ingreso.rules.js';
+import { NO_BOUNDS, statusChangeBoundsProblem, terminationBoundsProblem, type CycleDateBounds } from './cycle-dates.rules.js';
 
 /** Fields the follow page's forms send besides their own: where to come back to (search and page). */
 export const RETURN_FIELDS = ['query_search', 'page'] as const;
@@ -37,23 +38,27 @@ const motivoField = (required: boolean) =>
     return motivo.length > MOTIVO_MAX_LENGTH ? fail(ctx, ERR.motivoTooLong) : motivo;
   });
 
-/** The termination of a cycle that started on `fechaInicio`: its end date (terminationDateProblem) and a motivo. */
-const termination = withContext((context: () => { fechaInicio: string; today: string }) =>
+/**
+ * The termination of a cycle that started on `fechaInicio`: its end date (terminationDateProblem; then not before
+ * the cycle's last status change nor its last exam, terminationBoundsProblem) and a motivo.
+ */
+const termination = withContext((context: () => { fechaInicio: string; today: string; bounds: CycleDateBounds }) =>
   z.object({
     fecha_terminacion: z.string().transform((raw, ctx) => {
       const s = raw.trim();
       if (s === '') return fail(ctx, ERR.fechaTerminacionMissing);
       const fechaFin = parseIsoDate(s);
       if (fechaFin === null) return fail(ctx, ERR.fechaTerminacionInvalid);
-      const { fechaInicio, today } = context();
-      const problem = terminationDateProblem(fechaFin, fechaInicio, today);
+      const { fechaInicio, today, bounds } = context();
+      const problem = terminationDateProblem(fechaFin, fechaInicio, today) ?? terminationBoundsProblem(fechaFin, bounds);
       return problem === null ? fechaFin : fail(ctx, problem);
     }),
     motivo_estado: motivoField(true),
   }),
 );
 
-export const terminationSchema = (fechaInicio: string, today: string) => termination({ fechaInicio, today });
+export const terminationSchema = (fechaInicio: string, today: string, bounds: CycleDateBounds = NO_BOUNDS) =>
+  termination({ fechaInicio, today, bounds });
 
 /** A suspension: an optional motivo. */
 export const suspensionSchema = z.object({ motivo_estado: motivoField(false) });
@@ -73,19 +78,24 @@ export function decideStatusChange(input: StatusChangeInput): StatusChangeDecisi
   if (target === current) return { kind: 'same', estado: current };
   const fields = { fecha_terminacion: input.fecha_terminacion ?? '', motivo_estado: input.motivo_estado ?? '' };
 
+  const bounds = input.bounds ?? NO_BOUNDS;
   if (target === 'TERMINADO') {
-    const parsed = terminationSchema(input.fechaInicio, input.today).safeParse(fields);
+    const parsed = terminationSchema(input.fechaInicio, input.today, bounds).safeParse(fields);
     if (!parsed.success) return { kind: 'invalid', to: 'TERMINADO', errors: parsed.error.issues.map((issue) => issue.message) };
     return { kind: 'apply', from: current, to: 'TERMINADO', fecha_fin: parsed.data.fecha_terminacion, motivo: parsed.data.motivo_estado };
   }
 
+  // A suspension or a reactivation takes effect today: not before the cycle's last change or exam (decision 0063).
+  const dated = statusChangeBoundsProblem(input.today, bounds);
   if (current === 'ACTIVO' && target === 'SUSPENDIDO') {
+    if (dated !== null) return { kind: 'invalid', to: 'SUSPENDIDO', errors: [dated] };
     const parsed = suspensionSchema.safeParse(fields);
     if (!parsed.success) return { kind: 'invalid', to: 'SUSPENDIDO', errors: parsed.error.issues.map((issue) => issue.message) };
     return { kind: 'apply', from: 'ACTIVO', to: 'SUSPENDIDO', fecha_fin: null, motivo: parsed.data.motivo_estado };
   }
 
   if (current === 'SUSPENDIDO' && target === 'ACTIVO') {
+    if (dated !== null) return { kind: 'invalid', to: 'ACTIVO', errors: [dated] };
     return { kind: 'apply', from: 'SUSPENDIDO', to: 'ACTIVO', fecha_fin: null, motivo: null };
   }
 

@@ -40,7 +40,7 @@ export async function updatePatient(db: Executor, id: number, changes: PatientUp
   }
 }
 
-/** Moves the start date of the patient's ACTIVO Ingreso; returns its id and previous date, or null when none. */
+/** Moves the start date of the patient's ACTIVO Ingreso (and its opening history row); returns its id and previous date, or null when none. */
 export async function setActiveIngresoFechaInicio(
   db: Executor,
   pacienteId: number,
@@ -61,6 +61,9 @@ export async function setActiveIngresoFechaInicio(
       .where('id', '=', current.id)
       .where('estado', '=', 'ACTIVO')
       .execute();
+    // The opening row of its status history is dated by the start: it moves with it (decision 0063), so that the
+    // history, the capitation's months and the FHIR statusHistory begin where the cycle does.
+    await db.updateTable('ingreso_historial').set({ fecha: fechaInicio }).where('ingreso_id', '=', current.id).where('desde', 'is', null).execute();
   }
   return { id: current.id, before: current.fecha_inicio };
 }

@@ -2,7 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../audit/audit.repository.js';
 import { PatientHistoryCache } from '../audit/audit.history-cache.js';
 import { diffFields } from '../audit/audit.rules.js';
-import { findLatestFechaFin } from '../ingresos/ingreso.repository.js';
+import { findActiveIngreso, findCycleDateBounds, findEarliestCycleStart, findLatestFechaFin } from '../ingresos/ingreso.repository.js';
+import { birthAfterCyclesProblem, DATE_RULE_FALLBACK, movedStartProblem } from '../ingresos/cycle-dates.rules.js';
+import { dateRuleRefused } from '../db/errors.js';
+import type { Trx } from '../db/database.js';
+import type { PatientRow } from './patient.table.js';
 import { MSG as INGRESO_MSG, startsBeforeLastEnd } from '../ingresos/ingreso.rules.js';
 import { formatDateEs } from '../shared/dates.js';
 import { today } from '../web/deps.js';
@@ -26,8 +30,45 @@ import { sendKeptPage } from '../platform/pages/cached-page.js';
 
 /** The patient was deleted while the form was being sent. */
 const PATIENT_GONE = 'patient.gone';
-/** The moved start of the ACTIVO cycle would fall before the end of the previous one (checked in the transaction). */
-const OVERLAPPING_CYCLE = 'patient.overlapping_cycle';
+/** The birth date or the moved start of the ACTIVO cycle breaks a date rule (checked in the transaction): the errors by field. */
+const DATES_REFUSED = 'patient.dates_refused';
+
+/**
+ * The date rules the patient form's birth date and cycle start must keep against what is stored (decisions 0013,
+ * 0063), each beside its field: the moved start not before the previous cycle's end, nor after the cycle's first
+ * exam or status change; a changed birth date not after the start of any other cycle of the patient (the moved one
+ * is checked against the posted birth date by the form's schema).
+ */
+async function datesProblems(trx: Trx, current: PatientRow, fechaNacimiento: string, fechaInicio: string | null): Promise<FieldErrors> {
+  const errors: Record<string, string> = {};
+  const active = fechaInicio !== null ? await findActiveIngreso(trx, current.id) : undefined;
+  if (fechaInicio !== null) {
+    const latestFechaFin = await findLatestFechaFin(trx, current.id);
+    if (startsBeforeLastEnd(fechaInicio, latestFechaFin)) errors.fecha_inicio_programa = INGRESO_MSG.fechaInicioBeforeLastEnd(latestFechaFin!);
+    else if (active && active.fecha_inicio !== fechaInicio) {
+      const problem = movedStartProblem(fechaInicio, await findCycleDateBounds(trx, active.id));
+      if (problem !== null) errors.fecha_inicio_programa = problem;
+    }
+  }
+  if (fechaNacimiento !== current.fecha_nacimiento) {
+    const problem = birthAfterCyclesProblem(fechaNacimiento, await findEarliestCycleStart(trx, current.id, active?.id ?? null));
+    if (problem !== null) errors.fecha_nacimiento = problem;
+  }
+  return errors;
+}
+
+/**
+ * Runs the change again once when the database refused a date the checks had accepted (another request wrote in
+ * between): the second run's checks see that write and name its date.
+ */
+async function retriedOnDateRule<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (dateRuleRefused(err) === null) throw err;
+    return run();
+  }
+}
 
 /** Audit entries shown on the patient page (the full trail is at /users/audit/). */
 const HISTORY_LIMIT = 20;
@@ -169,15 +210,20 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
     const at = clock.now();
     const now = at.toISOString();
     try {
-      await inTransaction(db, async (trx) => {
+      await retriedOnDateRule(() => inTransaction(db, async (trx) => {
         const current = await findPatientById(trx, id);
         if (!current) throw notFound(PATIENT_GONE);
-        await updatePatient(trx, id, { ...input, ...patientDerivedColumns(input), documento_key: key, updated_at: now });
+        const dateErrors = await datesProblems(trx, current, input.fecha_nacimiento, form.fechaInicioPrograma);
+        if (Object.keys(dateErrors).length > 0) throw conflict(DATES_REFUSED, { errors: dateErrors });
+        // The start moves first, unless it moves below the stored birth date: no write passes through a state
+        // that breaks a date rule the database holds (birth ≤ every start).
+        const birthFirst = form.fechaInicioPrograma !== null && form.fechaInicioPrograma < current.fecha_nacimiento;
+        const update = () => updatePatient(trx, id, { ...input, ...patientDerivedColumns(input), documento_key: key, updated_at: now });
+        if (birthFirst || form.fechaInicioPrograma === null) await update();
         const changes: Record<string, unknown> = diffFields(pickAudited(current), pickAudited(input));
         if (form.fechaInicioPrograma !== null) {
-          const latestFechaFin = await findLatestFechaFin(trx, id);
-          if (startsBeforeLastEnd(form.fechaInicioPrograma, latestFechaFin)) throw conflict(OVERLAPPING_CYCLE, { latestFechaFin: latestFechaFin! });
           const moved = await setActiveIngresoFechaInicio(trx, id, form.fechaInicioPrograma, now);
+          if (!birthFirst) await update();
           if (moved && moved.before !== form.fechaInicioPrograma) {
             changes.fecha_inicio_programa = [moved.before, form.fechaInicioPrograma];
             await recordAudit(trx, {
@@ -202,17 +248,17 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
           changes,
           requestId: String(request.id),
         });
-      });
+      }));
     } catch (err) {
       if (isDomainError(err, DOCUMENTO_TAKEN)) {
         return renderDetail(request, reply, id, { values: form.values, errors: { documento: FORM_MSG.documentoTaken } });
       }
       if (isDomainError(err, PATIENT_GONE)) return reply.callNotFound();
-      if (isDomainError<{ latestFechaFin: string }>(err, OVERLAPPING_CYCLE)) {
-        return renderDetail(request, reply, id, {
-          values: form.values,
-          errors: { fecha_inicio_programa: INGRESO_MSG.fechaInicioBeforeLastEnd(err.details.latestFechaFin) },
-        });
+      if (isDomainError<{ errors: FieldErrors }>(err, DATES_REFUSED)) return renderDetail(request, reply, id, { values: form.values, errors: err.details.errors });
+      const rule = dateRuleRefused(err);
+      if (rule !== null) {
+        const field = rule === 'birth_after_start' ? 'fecha_nacimiento' : 'fecha_inicio_programa';
+        return renderDetail(request, reply, id, { values: form.values, errors: { [field]: DATE_RULE_FALLBACK[rule] } });
       }
       throw err;
     }

@@ -11,6 +11,8 @@ import { createUserSchema, setPasswordSchema } from './user.schema.js';
 import { UserDetailPage, UsersPage } from './views/users.page.js';
 import { listDocumentoCollisions } from '../patients/identity.repository.js';
 import { DocumentoCollisionsPage } from '../patients/views/collisions.page.js';
+import { listDateViolations } from '../ingresos/date-violations.repository.js';
+import { DateViolationsPage } from '../ingresos/views/date-violations.page.js';
 
 /** Routes under /users (administrators): the team's accounts. Login and own password live in auth.routes. */
 export async function userAdminRoutes(app: FastifyInstance): Promise<void> {
@@ -40,6 +42,12 @@ export async function userAdminRoutes(app: FastifyInstance): Promise<void> {
   app.get('/documentos/', admin, async (request, reply) =>
     sendPage(reply, <DocumentoCollisionsPage ctx={pageContext(request, reply)} rows={await listDocumentoCollisions(db)} />),
   );
+
+  // Stored rows whose dates break a rule the database now holds on every write (decision 0063); rendered per request.
+  app.get('/fechas/', admin, async (request, reply) => {
+    const { rows, truncated } = await listDateViolations(db);
+    return sendPage(reply, <DateViolationsPage ctx={pageContext(request, reply)} rows={rows} truncated={truncated} />);
+  });
 
   app.post('/create/', admin, async (request, reply) => {
     const form = parseForm(request.body, createUserSchema);

@@ -3,9 +3,9 @@ import type { FieldErrors } from '../web/fields.js';
 import { actionContext } from '../web/action-context.js';
 import { parseForm, queryValue } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
-import { endSession, startSession } from './session.plugin.js';
+import { endSession, giveSessionCookie, openSession } from './session.plugin.js';
 import { listSessionsOfUser } from './session.repository.js';
-import { changeOwnPassword, endOtherSessions, logIn, recordLogout, setUpFirstAdmin, USER_MSG } from './user.actions.js';
+import { changeOwnPassword, endOtherSessions, logIn, recordLogout, setUpFirstAdmin, USER_MSG, type SessionOpener } from './user.actions.js';
 import { countUsers } from './user.repository.js';
 import { safeNext, USERNAME_MAX } from './user.rules.js';
 import { BAD_CREDENTIALS, changePasswordSchema, loginSchema, setupSchema } from './user.schema.js';
@@ -16,6 +16,8 @@ export interface AuthRoutesOptions {
   /** The one-time first-run token printed by `npm start`, or null when setup is not offered. */
   setupToken: string | null;
   loginAttemptsPerMinute: number;
+  /** The login's password check (default: verifyPassword); tests wrap it to count the checks or to pace them. */
+  checkPassword?: (password: string, stored: string) => Promise<boolean>;
 }
 
 /** Login, logout, first-run setup, and each user's own password and sessions. */
@@ -40,11 +42,12 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
 
       if (!form.ok) return again(200, { _form: BAD_CREDENTIALS });
       const { username, password } = form.data;
-      const startNow = (userId: number) => startSession(request, reply, userId);
-      const result = await logIn(actionContext(request), { username, password, startSession: startNow });
+      const opener: SessionOpener<string> = (trx, user, now) => openSession(trx, request, user, now);
+      const result = await logIn(actionContext(request), { username, password, openSession: opener, checkPassword: opts.checkPassword });
       if (result.kind === 'locked') return again(429, { _form: USER_MSG.locked });
       // Failures 1 to 5 get the form again; the lock answers the attempts after them (decisions §2).
       if (result.kind === 'refused') return again(200, { _form: BAD_CREDENTIALS });
+      giveSessionCookie(request, reply, result.session);
       return reply.redirect(next ?? '/dashboard/', 302);
     },
   );
@@ -74,10 +77,11 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
       const values = { username: form.values.username!.trim() };
       return sendPage(reply, <SetupPage ctx={pageContext(request, reply)} values={values} errors={form.errors} token={form.values.token!} />);
     }
-    const userId = await setUpFirstAdmin(actionContext(request), form.data);
-    if (userId === null) return reply.callNotFound();
-    const { username } = form.data;
-    await startSession(request, reply, userId);
+    const { username, password } = form.data;
+    const opener: SessionOpener<string> = (trx, user, now) => openSession(trx, request, user, now);
+    const setUp = await setUpFirstAdmin(actionContext(request), { username, password, openSession: opener });
+    if (setUp === null) return reply.callNotFound();
+    giveSessionCookie(request, reply, setUp.session);
     return redirectWith(reply, '/dashboard/', 'success', `Bienvenido, ${username}. La cuenta de administrador está lista.`);
   });
 

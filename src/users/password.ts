@@ -28,9 +28,11 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 let dummy: Promise<string> | null = null;
-/** Spends the same time as a real check, so an unknown user name cannot be told apart by timing. */
-export async function verifyAgainstDummy(password: string): Promise<false> {
+/**
+ * A hash no password matches in practice, checked in place of an unknown or inactive user's: the same work as a real
+ * check, so a user name cannot be told apart by timing.
+ */
+export function dummyHash(): Promise<string> {
   dummy ??= hashPassword('somno-dummy-password-for-timing');
-  await verifyPassword(password, await dummy);
-  return false;
+  return dummy;
 }

@@ -9,6 +9,7 @@ import {
 } from './session.repository.js';
 import { needsTouch, sessionState } from './session.rules.js';
 import { inTransaction } from '../platform/writes/transaction.js';
+import type { Trx } from '../db/database.js';
 import { clearSessionCookie, SESSION_COOKIE, sessionCookieOptions } from '../web/session-cookie.js';
 
 const hashId = (token: string): string => createHash('sha256').update(token).digest('hex');
@@ -46,22 +47,30 @@ export const sessionPlugin = fp(async (app: FastifyInstance) => {
   });
 });
 
-/** Starts a fresh session for the user, ending the one the request came with (no fixation). */
-export async function startSession(request: FastifyRequest, reply: FastifyReply, userId: number): Promise<void> {
-  const { db, clock, config } = request.server.deps;
+/**
+ * Opens a fresh session for the user in the caller's transaction, ending the one the request came with (no
+ * fixation), under the password generation the login checked (the database refuses another). Resolves to the new
+ * cookie value, which `giveSessionCookie` hands to the browser once the transaction has committed: a login that
+ * fails before its answer leaves no session behind (issue 25, point 7).
+ */
+export async function openSession(trx: Trx, request: FastifyRequest, user: { id: number; generation: number }, now: Date): Promise<string> {
   const old = request.cookies[SESSION_COOKIE];
   const token = randomBytes(32).toString('base64url');
-  await inTransaction(db, async (trx) => {
-    if (old) await deleteSession(trx, hashId(old));
-    await insertSession(trx, {
-      idHash: hashId(token),
-      userId,
-      now: clock.now().toISOString(),
-      ip: request.ip ?? null,
-      userAgent: (request.headers['user-agent'] ?? '').slice(0, 300) || null,
-    });
+  if (old) await deleteSession(trx, hashId(old));
+  await insertSession(trx, {
+    idHash: hashId(token),
+    userId: user.id,
+    generation: user.generation,
+    now: now.toISOString(),
+    ip: request.ip ?? null,
+    userAgent: (request.headers['user-agent'] ?? '').slice(0, 300) || null,
   });
-  reply.setCookie(SESSION_COOKIE, token, sessionCookieOptions(config.isProduction));
+  return token;
+}
+
+/** Sets the cookie of a session opened by `openSession` (after its transaction committed). */
+export function giveSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string): void {
+  reply.setCookie(SESSION_COOKIE, token, sessionCookieOptions(request.server.deps.config.isProduction));
   // The tokens of the pages seen before login stop working: a new CSRF secret, bound to the new session.
   request.sessionIdHash = hashId(token);
   reply.renewCsrfSecret();

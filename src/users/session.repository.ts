@@ -14,7 +14,10 @@ export interface SessionRecord {
 const selectActiveSession = precompiled((db: Executor, idHash: string) =>
   db
     .selectFrom('sessions')
-    .innerJoin('users', 'users.id', 'sessions.user_id')
+    // Honoured only under the password it was opened with (migration 0150, decision 0061).
+    .innerJoin('users', (join) =>
+      join.onRef('users.id', '=', 'sessions.user_id').onRef('users.password_generation', '=', 'sessions.password_generation'),
+    )
     .select([
       'sessions.id_hash',
       'sessions.created_at',
@@ -27,7 +30,10 @@ const selectActiveSession = precompiled((db: Executor, idHash: string) =>
     .where('users.is_active', '=', 1),
 );
 
-/** One indexed read (every request makes it): the session and its user, only while the user is active. */
+/**
+ * One indexed read (every request makes it): the session and its user, only while the user is active and the
+ * session was opened under the user's current password.
+ */
 export async function findActiveSession(db: Executor, idHash: string): Promise<SessionRecord | null> {
   const [row] = await selectActiveSession(db, idHash);
   if (!row) return null;
@@ -41,11 +47,13 @@ export async function findActiveSession(db: Executor, idHash: string): Promise<S
 
 export async function insertSession(
   db: Executor,
-  session: { idHash: string; userId: number; now: string; ip: string | null; userAgent: string | null },
+  session: { idHash: string; userId: number; generation: number; now: string; ip: string | null; userAgent: string | null },
 ): Promise<void> {
+  // The database refuses a generation that is no longer the user's (migration 0150).
   await insertRow(db, 'sessions', {
     id_hash: session.idHash,
     user_id: session.userId,
+    password_generation: session.generation,
     created_at: session.now,
     last_seen_at: session.now,
     ip: session.ip,
@@ -67,12 +75,16 @@ export async function deleteSessionsOfUser(db: Executor, userId: number, exceptI
   await q.execute();
 }
 
+/** The user's open sessions (those opened under their current password), the latest used first. */
 export async function listSessionsOfUser(db: Executor, userId: number) {
   return db
     .selectFrom('sessions')
-    .select(['id_hash', 'created_at', 'last_seen_at', 'ip', 'user_agent'])
-    .where('user_id', '=', userId)
-    .orderBy('last_seen_at', 'desc')
+    .innerJoin('users', (join) =>
+      join.onRef('users.id', '=', 'sessions.user_id').onRef('users.password_generation', '=', 'sessions.password_generation'),
+    )
+    .select(['sessions.id_hash', 'sessions.created_at', 'sessions.last_seen_at', 'sessions.ip', 'sessions.user_agent'])
+    .where('sessions.user_id', '=', userId)
+    .orderBy('sessions.last_seen_at', 'desc')
     .execute();
 }
 

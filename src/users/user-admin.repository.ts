@@ -2,7 +2,7 @@
 // runs in the caller's transaction, which also writes the audit entry.
 
 import type { Executor } from '../db/database.js';
-import { deleteSessionsOfUser } from './session.repository.js';
+import { replacePassword } from './user.repository.js';
 
 export interface UserListRow {
   id: number;
@@ -34,10 +34,16 @@ export async function listUsersPage(db: Executor, afterId: number, limit: number
     .execute();
 }
 
-/** Sets is_active; deactivation also ends every session of the user at once (same transaction). */
+/**
+ * Sets is_active. A deactivation also bumps the user's password generation, so the database ends every session of
+ * the user at once, in the same transaction (migration 0150), and none opened in the meantime outlives it.
+ */
 export async function setUserActive(trx: Executor, userId: number, active: boolean): Promise<void> {
-  await trx.updateTable('users').set({ is_active: active ? 1 : 0 }).where('id', '=', userId).execute();
-  if (!active) await deleteSessionsOfUser(trx, userId);
+  await trx
+    .updateTable('users')
+    .set((eb) => (active ? { is_active: 1 } : { is_active: 0, password_generation: eb('password_generation', '+', 1) }))
+    .where('id', '=', userId)
+    .execute();
 }
 
 /**
@@ -45,6 +51,5 @@ export async function setUserActive(trx: Executor, userId: number, active: boole
  * administrator's own session when resetting their own password).
  */
 export async function resetPassword(trx: Executor, userId: number, passwordHash: string, keepIdHash?: string): Promise<void> {
-  await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
-  await deleteSessionsOfUser(trx, userId, keepIdHash);
+  await replacePassword(trx, userId, passwordHash, keepIdHash);
 }

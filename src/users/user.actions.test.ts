@@ -34,18 +34,22 @@ describe(`user actions on ${ENGINE}`, () => {
     const message = await changeUserActive(ctx, { userId: user.id, active: false });
     assert.deepEqual(message, { level: 'success', text: USER_MSG.deactivated(user.username) });
     assert.equal((await auditOf('user.deactivate', user.id)).length, 1);
-    const start = async () => assert.fail('no session for an inactive user');
-    assert.deepEqual(await logIn(ctx, { username: user.username, password: user.password, startSession: start }), { kind: 'refused' });
+    const open = async (): Promise<string> => assert.fail('no session for an inactive user');
+    assert.deepEqual(await logIn(ctx, { username: user.username, password: user.password, openSession: open }), { kind: 'refused' });
     assert.deepEqual(await changeUserActive(ctx, { userId: ctx.actor!.id, active: false }), { level: 'error', text: USER_MSG.notSelf });
     assert.equal(await changeUserActive(ctx, { userId: 999_999, active: true }), null);
   });
 
-  test('a login with the right password starts the session and writes login', async () => {
+  test('a login with the right password opens the session in its transaction and writes login', async () => {
     const user = await insertTestUser(database.handle.db);
-    const started: number[] = [];
-    const result = await logIn({ ...ctx, actor: null }, { username: user.username, password: user.password, startSession: async (id) => void started.push(id) });
-    assert.deepEqual(result, { kind: 'accepted', user: { id: user.id, username: user.username } });
-    assert.deepEqual(started, [user.id]);
+    const opened: number[] = [];
+    const open = async (_trx: unknown, u: { id: number }) => {
+      opened.push(u.id);
+      return `sesión de ${u.id}`;
+    };
+    const result = await logIn({ ...ctx, actor: null }, { username: user.username, password: user.password, openSession: open });
+    assert.deepEqual(result, { kind: 'accepted', user: { id: user.id, username: user.username }, session: `sesión de ${user.id}` });
+    assert.deepEqual(opened, [user.id]);
     assert.equal((await auditOf('login', user.id)).length, 1);
   });
 });

@@ -2,26 +2,26 @@
 // the first run, and the login and logout entries of the trail. Each owns its transaction and its audit entry and
 // says what to show; the session cookie stays with the routes and the session plugin (plumbing).
 import { recordAudit } from '../audit/audit.repository.js';
+import type { Trx } from '../db/database.js';
 import type { ActionContext, Actor } from '../platform/writes/action-context.js';
 import { inTransaction } from '../platform/writes/transaction.js';
 import { conflict, isDomainError } from '../shared/domain-error.js';
 import type { FieldErrors } from '../web/fields.js';
-import { hashPassword, verifyAgainstDummy, verifyPassword } from './password.js';
+import { dummyHash, hashPassword, verifyPassword } from './password.js';
 import { deleteSessionsOfUser } from './session.repository.js';
 import { resetPassword, setUserActive, type UserListRow } from './user-admin.repository.js';
 import {
-  clearLoginFailures,
+  claimLogin,
   countUsers,
   findUserById,
   findUserByUsername,
   insertUser,
-  recentLoginFailures,
-  recordLogin,
-  recordLoginFailure,
-  updatePasswordHash,
+  releaseLoginFailures,
+  replacePassword,
+  reserveLoginAttempt,
   USERNAME_TAKEN,
 } from './user.repository.js';
-import { isLocked, PASSWORD_MISMATCH, USERNAME_MAX } from './user.rules.js';
+import { PASSWORD_MISMATCH, USERNAME_MAX } from './user.rules.js';
 
 export const USER_MSG = {
   created: (u: string) => `Se creó el usuario ${u}.`,
@@ -151,8 +151,8 @@ export async function changeOwnPassword(
   if (input.newPassword === null || Object.keys(errors).length > 0) return { ok: false, errors };
   const passwordHash = await hashPassword(input.newPassword);
   await inTransaction(ctx.db, async (trx) => {
-    await updatePasswordHash(trx, me.id, passwordHash);
-    await deleteSessionsOfUser(trx, me.id, input.currentSession ?? undefined);
+    // The database ends every other session of the user, those being opened now included (decision 0061).
+    await replacePassword(trx, me.id, passwordHash, input.currentSession ?? undefined);
     await recordAudit(trx, { at: ctx.clock.now(), actor: me, action: 'user.password_change', entityType: 'user', entityId: me.id, requestId: ctx.requestId });
   });
   return { ok: true, message: { level: 'success', text: USER_MSG.passwordChanged } };
@@ -165,8 +165,14 @@ export async function endOtherSessions(ctx: ActionContext, currentSession: strin
   return { level: 'success', text: USER_MSG.otherSessionsEnded };
 }
 
-/** First run: the first administrator, only while there is no user at all (null once one exists). */
-export async function setUpFirstAdmin(ctx: ActionContext, input: { username: string; password: string }): Promise<number | null> {
+/**
+ * First run: the first administrator, only while there is no user at all (null once one exists), with its session
+ * opened in the same transaction.
+ */
+export async function setUpFirstAdmin<Token>(
+  ctx: ActionContext,
+  input: { username: string; password: string; openSession: SessionOpener<Token> },
+): Promise<{ session: Token } | null> {
   const { username } = input;
   const now = ctx.clock.now();
   const passwordHash = await hashPassword(input.password);
@@ -183,7 +189,7 @@ export async function setUpFirstAdmin(ctx: ActionContext, input: { username: str
         changes: { username: [null, username], is_admin: [null, true] },
         requestId: ctx.requestId,
       });
-      return id;
+      return { session: await input.openSession(trx, { id, generation: 0 }, now) };
     });
   } catch (err) {
     if (isDomainError(err, USERNAME_TAKEN)) return null;
@@ -191,46 +197,61 @@ export async function setUpFirstAdmin(ctx: ActionContext, input: { username: str
   }
 }
 
-export type LoginResult = { kind: 'locked' } | { kind: 'refused' } | { kind: 'accepted'; user: Actor };
+export type LoginResult<Token> = { kind: 'locked' } | { kind: 'refused' } | { kind: 'accepted'; user: Actor; session: Token };
+
+/** Opens a session in the login's transaction (the session plugin's openSession, bound to the request). */
+export type SessionOpener<Token> = (trx: Trx, user: { id: number; generation: number }, now: Date) => Promise<Token>;
 
 /**
- * A login attempt (decisions §2): locked after too many recent failures; a wrong password, an unknown or inactive
- * user is a failure, counted and audited (`login_failed`). An accepted one runs `startSession` (the cookie's
- * plumbing) first, then clears the failures and writes `login`.
+ * A login attempt (decisions §2). It is counted before the password is checked, in the database (decision 0060):
+ * past five failures in the window it is locked. Unknown and inactive users cost the same check as a wrong password.
+ * An accepted one claims the login under the password generation it checked and opens the session in the same
+ * transaction (decision 0061), writing `login`; any other outcome writes `login_failed` and stays counted.
  */
-export async function logIn(
+export async function logIn<Token>(
   ctx: ActionContext,
-  input: { username: string; password: string; startSession: (userId: number) => Promise<void> },
-): Promise<LoginResult> {
+  input: {
+    username: string;
+    password: string;
+    openSession: SessionOpener<Token>;
+    checkPassword?: (password: string, stored: string) => Promise<boolean>;
+  },
+): Promise<LoginResult<Token>> {
   const { db } = ctx;
   const { username, password } = input;
+  const checkPassword = input.checkPassword ?? verifyPassword;
   const now = ctx.clock.now();
-  if (isLocked(await recentLoginFailures(db, username, now), now)) return { kind: 'locked' };
+  const attemptId = await inTransaction(db, (trx) => reserveLoginAttempt(trx, username, now));
+  if (attemptId === null) return { kind: 'locked' };
   const user = await findUserByUsername(db, username);
-  const ok = user && user.is_active === 1 ? await verifyPassword(password, user.password_hash) : await verifyAgainstDummy(password);
-  if (!user || !ok || user.is_active !== 1) {
-    await inTransaction(db, async (trx) => {
-      await recordLoginFailure(trx, username, now);
-      await recordAudit(trx, {
-        at: now,
-        actor: user ? { id: user.id, username: user.username } : null,
-        action: 'login_failed',
-        entityType: 'user',
-        entityId: user?.id ?? null,
-        changes: user ? null : { username: [...username].slice(0, USERNAME_MAX).join('') },
-        requestId: ctx.requestId,
-      });
+  const usable = user !== undefined && user.is_active === 1;
+  const ok = (await checkPassword(password, usable ? user.password_hash : await dummyHash())) && usable;
+  if (ok) {
+    const actor = { id: user.id, username: user.username };
+    const session = await inTransaction(db, async (trx) => {
+      // Refused when the password or the account changed since it was read: the password checked is no longer
+      // the user's, and no session may be opened with it (decision 0061).
+      if (!(await claimLogin(trx, user.id, user.password_generation, now.toISOString()))) return null;
+      const opened = await input.openSession(trx, { id: user.id, generation: user.password_generation }, now);
+      await releaseLoginFailures(trx, username, attemptId);
+      await recordAudit(trx, { at: now, actor, action: 'login', entityType: 'user', entityId: user.id, requestId: ctx.requestId });
+      return { opened };
     });
-    return { kind: 'refused' };
+    if (session !== null) return { kind: 'accepted', user: actor, session: session.opened };
   }
-  await input.startSession(user.id);
-  const actor = { id: user.id, username: user.username };
-  await inTransaction(db, async (trx) => {
-    await clearLoginFailures(trx, username);
-    await recordLogin(trx, user.id, now.toISOString());
-    await recordAudit(trx, { at: now, actor, action: 'login', entityType: 'user', entityId: user.id, requestId: ctx.requestId });
-  });
-  return { kind: 'accepted', user: actor };
+  // The attempt stays counted as a failure (it was counted before the check).
+  await inTransaction(db, (trx) =>
+    recordAudit(trx, {
+      at: now,
+      actor: user ? { id: user.id, username: user.username } : null,
+      action: 'login_failed',
+      entityType: 'user',
+      entityId: user?.id ?? null,
+      changes: user ? null : { username: [...username].slice(0, USERNAME_MAX).join('') },
+      requestId: ctx.requestId,
+    }),
+  );
+  return { kind: 'refused' };
 }
 
 /** The end of the logged-in user's session, in the trail (the session itself is ended by the plumbing). */

@@ -1,8 +1,8 @@
 import type { Executor } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { insertRow, insertRowReturningId } from '../platform/writes/prepared.js';
+import { insertRowReturningId } from '../platform/writes/prepared.js';
 import { conflict } from '../shared/domain-error.js';
-import { LOCK_FAILURES, LOCK_WINDOW_MS, usernameKey } from './user.rules.js';
+import { isLocked, LOCK_FAILURES, LOCK_WINDOW_MS, usernameKey } from './user.rules.js';
 
 /** The domain error raised when a user name is already taken (also when two requests race for it). */
 export const USERNAME_TAKEN = 'user.username_taken';
@@ -44,12 +44,42 @@ export async function insertUser(
   }
 }
 
-export async function updatePasswordHash(db: Executor, userId: number, passwordHash: string): Promise<void> {
-  await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
+/**
+ * Replaces a user's password and bumps their password generation, in the caller's transaction: the database then
+ * deletes every session of that user opened under the old password (migration 0150), all but `keepIdHash`'s,
+ * which is moved to the new generation first (a user changing their own password stays logged in where they did).
+ */
+export async function replacePassword(trx: Executor, userId: number, passwordHash: string, keepIdHash?: string): Promise<void> {
+  if (keepIdHash !== undefined) {
+    await trx
+      .updateTable('sessions')
+      .set((eb) => ({ password_generation: eb('password_generation', '+', 1) }))
+      .where('id_hash', '=', keepIdHash)
+      .where('user_id', '=', userId)
+      .execute();
+  }
+  await trx
+    .updateTable('users')
+    .set((eb) => ({ password_hash: passwordHash, password_generation: eb('password_generation', '+', 1) }))
+    .where('id', '=', userId)
+    .execute();
 }
 
-export async function recordLogin(db: Executor, userId: number, now: string): Promise<void> {
-  await db.updateTable('users').set({ last_login_at: now }).where('id', '=', userId).execute();
+/**
+ * Records a login on the user's row, only while the user is active and the password checked is still theirs
+ * (`generation`, read with its hash). False when either changed meanwhile: no session may be opened. On PostgreSQL
+ * the update waits for a password change in progress and then finds the new generation; once made, it holds the
+ * row until the login commits, so a change that comes after it waits, and then ends the new session.
+ */
+export async function claimLogin(trx: Executor, userId: number, generation: number, now: string): Promise<boolean> {
+  const result = await trx
+    .updateTable('users')
+    .set({ last_login_at: now })
+    .where('id', '=', userId)
+    .where('password_generation', '=', generation)
+    .where('is_active', '=', 1)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 export async function recentLoginFailures(db: Executor, username: string, now: Date): Promise<string[]> {
@@ -64,10 +94,39 @@ export async function recentLoginFailures(db: Executor, username: string, now: D
   return rows.map((r) => r.at);
 }
 
-export async function recordLoginFailure(db: Executor, username: string, now: Date): Promise<void> {
-  await insertRow(db, 'login_failures', { username_key: usernameKey(username), at: now.toISOString() });
+/**
+ * Counts a login attempt on `username` before its password is checked (decision 0060), in the caller's transaction:
+ * takes the name's turn (the upsert of its login_throttle row, whose lock PostgreSQL holds until the commit), reads
+ * its recent failures and, unless they lock the name, records this attempt as a failure at once. Resolves to that
+ * failure's id (the attempt may check one password), or null while the name is locked. A successful login removes
+ * its own failure and the earlier ones (releaseLoginFailures); an attempt that never finishes stays counted.
+ */
+export async function reserveLoginAttempt(trx: Executor, username: string, now: Date): Promise<number | null> {
+  const key = usernameKey(username);
+  const at = now.toISOString();
+  await trx
+    .insertInto('login_throttle')
+    .values({ username_key: key, attempts: 1, last_attempt_at: at })
+    .onConflict((oc) =>
+      oc.column('username_key').doUpdateSet((eb) => ({ attempts: eb('login_throttle.attempts', '+', 1), last_attempt_at: at })),
+    )
+    .execute();
+  if (isLocked(await recentLoginFailures(trx, username, now), now)) return null;
+  return insertRowReturningId(trx, 'login_failures', { username_key: key, at });
 }
 
-export async function clearLoginFailures(db: Executor, username: string): Promise<void> {
-  await db.deleteFrom('login_failures').where('username_key', '=', usernameKey(username)).execute();
+/**
+ * After a successful login: its own counted attempt (`upToId`) and the failures before it are forgotten. Attempts
+ * counted after it (still being checked) stay counted.
+ */
+export async function releaseLoginFailures(trx: Executor, username: string, upToId: number): Promise<void> {
+  const key = usernameKey(username);
+  await trx.deleteFrom('login_failures').where('username_key', '=', key).where('id', '<=', upToId).execute();
+  await trx.updateTable('login_throttle').set({ attempts: 0 }).where('username_key', '=', key).execute();
+}
+
+/** Forgets failures and tried names older than `before` (they can no longer lock anything). */
+export async function deleteStaleLoginRecords(trx: Executor, before: string): Promise<void> {
+  await trx.deleteFrom('login_failures').where('at', '<', before).execute();
+  await trx.deleteFrom('login_throttle').where('last_attempt_at', '<', before).execute();
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { PASSWORD_MAX, PASSWORD_MIN, USERNAME_MAX, validatePassword, validateUsername } from './user.rules.js';
+import { PASSWORD_MAX, PASSWORD_MIN, safeNext, USERNAME_MAX, validatePassword, validateUsername } from './user.rules.js';
 
 // decisions §1: a password is too weak with fewer than 12 characters; up to 128 are accepted.
 describe('validatePassword counts characters, not UTF-16 units', () => {
@@ -29,5 +29,22 @@ describe('validateUsername', () => {
   test(`up to ${USERNAME_MAX} characters`, () => {
     assert.equal(validateUsername('ñ'.repeat(USERNAME_MAX)), null);
     assert.match(validateUsername('ñ'.repeat(USERNAME_MAX + 1)) ?? '', /hasta 150/);
+  });
+});
+
+// Issue 25, point 7: `next` comes back as a Location header can carry it, or not at all.
+describe('safeNext', () => {
+  test('a relative path on this site, non-ASCII percent-encoded as UTF-8, escapes kept as they are', () => {
+    assert.equal(safeNext('/€'), '/%E2%82%AC');
+    assert.equal(safeNext('/%E2%82%AC'), '/%E2%82%AC', 'encoding twice changes nothing');
+    assert.equal(safeNext('/ñandú/?q=Núñez Ávila#x'), '/%C3%B1and%C3%BA/?q=N%C3%BA%C3%B1ez%20%C3%81vila#x');
+    assert.equal(safeNext('/patients/?q=50%'), '/patients/?q=50%25', 'a % that starts no escape');
+    assert.equal(safeNext('/a"<b>'), '/a%22%3Cb%3E');
+  });
+
+  test('another site, a scheme, a backslash, a control character, a lone surrogate or the login itself: null', () => {
+    for (const next of ['//evil.example', '/\\evil.example', '\\/evil.example', 'https://evil.example/', 'javascript:alert(1)', 'evil', '/a\r\nSet-Cookie: x=1', '/\t/evil.example', '/\u0085x', '/\u2028x', '/\uD800', '/users/login/', '/users/logout/', '', 'x'.repeat(2001)]) {
+      assert.equal(safeNext(next), null, JSON.stringify(next));
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { charCount } from '../shared/text.js';
+import { encodeLocation } from '../web/location.js';
 
 export const PASSWORD_MIN = 12;
 export const PASSWORD_MAX = 128;
@@ -29,13 +30,17 @@ export function validatePassword(password: string, username: string): string | n
   return null;
 }
 
-/** `next` is honoured only when it is a relative path on this site: never //host, a scheme or a backslash. */
+/**
+ * `next` is honoured only when it is a relative path on this site: never //host, a scheme, a backslash or a
+ * control character (browsers drop tabs and line breaks from URLs: "/\t/host" would become "//host"). Resolves to
+ * the target as a Location header carries it (non-ASCII percent-encoded as UTF-8), or null.
+ */
 export function safeNext(next: unknown): string | null {
   if (typeof next !== 'string' || next.length === 0 || next.length > 2000) return null;
   if (!next.startsWith('/') || next.startsWith('//') || next.includes('\\')) return null;
-  if (/[\u0000-\u001F\u007F]/.test(next)) return null;
+  if (/[\u0000-\u001F\u007F-\u009F\u2028\u2029]/.test(next)) return null;
   if (next.startsWith('/users/login') || next.startsWith('/users/logout')) return null;
-  return next;
+  return encodeLocation(next);
 }
 
 export const LOCK_FAILURES = 5;

@@ -10,6 +10,8 @@ export interface UsersTable {
   is_active: number;
   created_at: string;
   last_login_at: string | null;
+  /** Bumped by every password change, reset and deactivation: the sessions of older generations end (migration 0150). */
+  password_generation: Generated<number>;
 }
 
 export interface SessionsTable {
@@ -19,6 +21,8 @@ export interface SessionsTable {
   last_seen_at: string;
   ip: string | null;
   user_agent: string | null;
+  /** The user's password generation when the session was opened; honoured only while it is still the user's. */
+  password_generation: number;
 }
 
 export interface LoginFailuresTable {
@@ -27,10 +31,18 @@ export interface LoginFailuresTable {
   at: string;
 }
 
+/** One row per user name tried at the login: the turn its attempts take (migration 0151, decision 0060). */
+export interface LoginThrottleTable {
+  username_key: string;
+  attempts: number;
+  last_attempt_at: string;
+}
+
 export interface UserTables {
   users: UsersTable;
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;
+  login_throttle: LoginThrottleTable;
 }
 
 /** The registry's lines of these tables (src/platform/tables.ts). */
@@ -39,6 +51,7 @@ export const USER_TABLE_ENTRIES = {
   users: { versioned: true },
   sessions: {},
   login_failures: {},
+  login_throttle: {},
 } as const satisfies TableEntries<keyof UserTables>;
 
 export type UserRow = Selectable<UsersTable>;

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { sendErrorPage } from './errors.js';
+import { asQueryValue, encodeLocation, isHeaderSafe } from './location.js';
 
 const PUBLIC_PATHS = new Set(['/users/login/', '/users/login', '/users/setup/', '/users/setup', '/healthz', '/favicon.ico']);
 
@@ -17,8 +18,16 @@ export const guardPlugin = fp(async (app: FastifyInstance) => {
       return;
     }
     // Slashes stay readable, as Django writes it: /users/login/?next=/patients/
-    const next = encodeURIComponent(request.url).replace(/%2F/g, '/');
-    reply.redirect(`/users/login/?next=${next}`, 302);
+    const next = asQueryValue(request.url);
+    reply.redirect(next === null ? '/users/login/' : `/users/login/?next=${next}`, 302);
+  });
+  // The last guard of every redirect: a Location header node would refuse (a character outside Latin-1, a line
+  // break) or a browser would misread (Latin-1 sent as single bytes) is sent percent-encoded instead of answering
+  // 500 after the work is done (issue 25, point 7). Targets are built safe; this catches the one that is not.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    const location = reply.getHeader('location');
+    if (typeof location === 'string' && !isHeaderSafe(location)) reply.header('location', encodeLocation(location) ?? '/');
+    done(null, payload);
   });
 });
 

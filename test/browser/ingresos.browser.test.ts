@@ -44,13 +44,18 @@ test('a person suspends, reactivates and terminates a cycle from the follow page
   // Without a reason: the server's Spanish message beside the field, the summary focused, nothing changed.
   assert.equal(await page.getByLabel(/^Motivo/).getAttribute('aria-invalid'), 'true');
   assert.match((await page.locator('#error_motivo_estado').textContent()) ?? '', /Falta el motivo/);
+  // Suspended and reactivated today: the cycle cannot end two days before (decision 0063).
+  assert.equal(
+    await page.locator('#error_fecha_terminacion').textContent(),
+    'La fecha de terminación no puede ser anterior al 22/11/2026, fecha del último cambio de estado.',
+  );
   assert.equal(await page.evaluate(() => document.activeElement?.hasAttribute('data-error-summary')), true);
   await page.getByRole('link', { name: 'Cancelar' }).click();
   await page.waitForURL('**/patients/follow?query_search=ramon+seguimiento');
   assert.equal(await cycle.getAttribute('data-estado'), 'ACTIVO');
 
   await cycle.getByRole('link', { name: 'Terminar…' }).click();
-  await page.getByLabel(/^Fecha de terminación/).fill('2026-11-20');
+  await page.getByLabel(/^Fecha de terminación/).fill('2026-11-22');
   await page.getByLabel(/^Motivo/).fill('Cumplió los objetivos');
   await page.getByRole('button', { name: 'Sí, terminar el ciclo' }).click();
   await page.waitForURL('**/patients/follow?query_search=ramon+seguimiento');

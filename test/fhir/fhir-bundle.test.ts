@@ -4,7 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Bundle, EpisodeOfCare, Observation, Patient } from 'fhir/r4.js';
 import { createPatient } from '../../src/patients/patient.fixtures.js';
 import { createTestContext, loggedInClient, TestClient, type TestContext } from '../helpers.js';
-import { fhirSchemaErrors } from './fhir-schema.js';
+import { fhirPeriodErrors, fhirSchemaErrors } from './fhir-schema.js';
+import { episodeOfCareResource } from '../../src/fhir/fhir.rules.js';
 
 let ctx: TestContext;
 let client: TestClient;
@@ -49,6 +50,7 @@ describe('GET /patients/<id>/fhir/', () => {
     assert.equal(bundle.type, 'collection');
     const resources = (bundle.entry ?? []).map((e) => e.resource!);
     for (const r of resources) assert.deepEqual(fhirSchemaErrors(r), [], `${r.resourceType}/${r.id}`);
+    assert.deepEqual(fhirPeriodErrors(bundle), [], 'per-1: no Period ends before it starts');
 
     const patient = resources.find((r): r is Patient => r.resourceType === 'Patient')!;
     assert.equal(patient.id, String(p.id));
@@ -85,6 +87,37 @@ describe('GET /patients/<id>/fhir/', () => {
     const audit = await ctx.db.selectFrom('audit_log').selectAll().where('patient_id', '=', p.id).where('action', '=', 'export').execute();
     assert.equal(audit.length, 1);
     assert.match(audit[0]!.changes ?? '', /"exportacion":"fhir"/);
+  });
+
+  test('a status history that would run backwards cannot be produced: every Period of the export starts before it ends', async () => {
+    ctx.clock.set('2026-11-22T15:00:00.000Z');
+    const p = await createPatient(ctx.db, {}, { fechaInicio: '2026-06-01' });
+    const cycle = p.ingresoId!;
+    await ok(await client.post(`/patients/ingreso/estado/${cycle}/SUSPENDIDO/`, { motivo_estado: '' }), 'suspender');
+    await ok(await client.post(`/patients/ingreso/estado/${cycle}/ACTIVO/`, {}), 'reactivar');
+    // Terminated ten days ago, after a suspension and a reactivation today: refused, beside the date.
+    const refused = await client.post(`/patients/ingreso/estado/${cycle}/TERMINADO/`, { fecha_terminacion: '2026-11-12', motivo_estado: 'Alta', confirmacion: '1' });
+    assert.equal(refused.status, 200);
+    assert.match(refused.body, /id="error_fecha_terminacion">La fecha de terminación no puede ser anterior al 22\/11\/2026, fecha del último cambio de estado\.</);
+    await ok(await client.post(`/patients/ingreso/estado/${cycle}/TERMINADO/`, { fecha_terminacion: '2026-11-22', motivo_estado: 'Alta' }), 'terminar hoy');
+
+    const res = await ctx.app.inject({ method: 'GET', url: `/patients/${p.id}/fhir/`, headers: { cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
+    const bundle = JSON.parse(res.body) as Bundle;
+    assert.deepEqual(fhirPeriodErrors(bundle), []);
+    const episode = bundle.entry!.map((e) => e.resource!).find((r): r is EpisodeOfCare => r.resourceType === 'EpisodeOfCare')!;
+    assert.deepEqual(episode.statusHistory, [
+      { status: 'active', period: { start: '2026-06-01', end: '2026-11-22' } },
+      { status: 'onhold', period: { start: '2026-11-22', end: '2026-11-22' } },
+      { status: 'active', period: { start: '2026-11-22', end: '2026-11-22' } },
+    ]);
+    // The check itself sees the history the application used to accept (a row stored before the rule).
+    const backwards = episodeOfCareResource({ ...(await ctx.db.selectFrom('ingresos').selectAll().where('id', '=', cycle).executeTakeFirstOrThrow()), fecha_fin: '2026-11-12' }, 'PROGRAMA AOS', [
+      { hacia: 'ACTIVO', fecha: '2026-06-01', at: '2026-06-01T12:00:00.000Z' },
+      { hacia: 'SUSPENDIDO', fecha: '2026-11-22', at: '2026-11-22T12:00:00.000Z' },
+      { hacia: 'ACTIVO', fecha: '2026-11-22', at: '2026-11-22T12:00:00.000Z' },
+      { hacia: 'TERMINADO', fecha: '2026-11-12', at: '2026-11-22T12:00:00.000Z' },
+    ]);
+    assert.deepEqual(fhirPeriodErrors(backwards), ['statusHistory[2].period: start 2026-11-22 > end 2026-11-12']);
   });
 
   test('an unknown or non-numeric patient: 404; without a session: to the login page', async () => {

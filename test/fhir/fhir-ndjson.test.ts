@@ -7,9 +7,10 @@ import { after, before, describe, test } from 'node:test';
 import type { FhirResource, Observation } from 'fhir/r4.js';
 import { exportFhirCommand } from '../../src/cli/export-fhir.command.js';
 import { exportNdjson } from '../../src/fhir/fhir.bulk.js';
+import { applyStatusChange } from '../../src/ingresos/ingreso.repository.js';
 import { createPatient } from '../../src/patients/patient.fixtures.js';
 import { createTestContext, createUser, type TestContext } from '../helpers.js';
-import { fhirSchemaErrors } from './fhir-schema.js';
+import { fhirPeriodErrors, fhirSchemaErrors } from './fhir-schema.js';
 
 let ctx: TestContext;
 let dir: string;
@@ -50,6 +51,17 @@ before(async () => {
         motivo_anulacion: i % 5 === 0 ? 'Error de digitación' : null,
       })
       .execute();
+    // Every fourth cycle suspended, reactivated and finished: a status history whose periods the export writes.
+    if (i % 4 === 1) {
+      const ingresoId = p.ingresoId;
+      await ctx.db.transaction().execute(async (trx) => {
+        const change = (from: 'ACTIVO' | 'SUSPENDIDO', to: 'ACTIVO' | 'SUSPENDIDO' | 'TERMINADO', fecha: string) =>
+          applyStatusChange(trx, { ingresoId, from, to, fechaFin: to === 'TERMINADO' ? fecha : null, motivo: to === 'TERMINADO' ? 'Alta' : null, fecha, userId: user.id, now: `${fecha}T12:00:00.000Z` });
+        await change('ACTIVO', 'SUSPENDIDO', '2026-10-20');
+        await change('SUSPENDIDO', 'ACTIVO', '2026-10-25');
+        await change('ACTIVO', 'TERMINADO', '2026-10-30');
+      });
+    }
   }
 });
 after(async () => {
@@ -81,7 +93,11 @@ describe('npm run export:fhir', () => {
     assert.deepEqual(patients.map((p) => p.id), dbPatients.map((p) => String(p.id)));
     const dbIngresos = await ctx.db.selectFrom('ingresos').select('id').orderBy('id').execute();
     assert.deepEqual(episodes.map((e) => e.id).sort(), dbIngresos.map((i) => String(i.id)).sort());
-    for (const r of [...patients, ...episodes, ...observations]) assert.deepEqual(fhirSchemaErrors(r), [], `${r.resourceType}/${r.id}`);
+    assert.ok(episodes.some((e) => (e as { statusHistory?: unknown[] }).statusHistory?.length === 3), 'some cycles carry a status history');
+    for (const r of [...patients, ...episodes, ...observations]) {
+      assert.deepEqual(fhirSchemaErrors(r), [], `${r.resourceType}/${r.id}`);
+      assert.deepEqual(fhirPeriodErrors(r), [], `${r.resourceType}/${r.id}: per-1`);
+    }
 
     const patientRefs = new Set(patients.map((p) => `Patient/${p.id}`));
     const episodeRefs = new Set(episodes.map((e) => `EpisodeOfCare/${e.id}`));

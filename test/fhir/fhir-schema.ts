@@ -35,3 +35,18 @@ export function fhirSchemaErrors(resource: { resourceType: string }): string[] {
   if (validate(resource as unknown)) return [];
   return (validate.errors ?? []).slice(0, 20).map((e) => `${type}${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
 }
+
+/**
+ * FHIR invariant per-1 on every Period of a resource, at any depth (the JSON schema cannot say it): a Period's
+ * start, when both are given, is not after its end. Dates and date-times of one resource compare as text (a date
+ * is a prefix of the date-times of its day). Returns the paths of the periods that break it, with their values.
+ */
+export function fhirPeriodErrors(resource: unknown, path = ''): string[] {
+  if (resource === null || typeof resource !== 'object') return [];
+  if (Array.isArray(resource)) return resource.flatMap((item, i) => fhirPeriodErrors(item, `${path}[${i}]`));
+  const out: string[] = [];
+  const { start, end } = resource as { start?: unknown; end?: unknown };
+  if (typeof start === 'string' && typeof end === 'string' && start > end) out.push(`${path || '(resource)'}: start ${start} > end ${end}`);
+  for (const [key, value] of Object.entries(resource)) out.push(...fhirPeriodErrors(value, path ? `${path}.${key}` : key));
+  return out;
+}

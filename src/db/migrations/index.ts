@@ -19,6 +19,9 @@ import * as searchDocumentoKey from './20261125_0100_search_documento_key.js';
 import * as auditChangesBumpPatient from './20261125_0110_audit_changes_bump_patient.js';
 import * as birthIndexCovers from './20261125_0120_birth_index_covers_the_duplicate_check.js';
 import * as viewsToldApart from './20261126_0130_views_told_apart_without_a_list.js';
+import * as passwordGeneration from './20261126_0150_password_generation.js';
+import * as loginThrottle from './20261126_0151_login_throttle.js';
+import * as dateRulesOnEveryWrite from './20261126_0160_date_rules_on_every_write.js';
 import * as trailPatientTriggerOwnedBySync from './20261126_0170_trail_patient_trigger_owned_by_sync.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
@@ -43,5 +46,8 @@ export const migrations: Record<string, Migration> = {
   '20261125_0110_audit_changes_bump_patient': auditChangesBumpPatient,
   '20261125_0120_birth_index_covers_the_duplicate_check': birthIndexCovers,
   '20261126_0130_views_told_apart_without_a_list': viewsToldApart,
+  '20261126_0150_password_generation': passwordGeneration,
+  '20261126_0151_login_throttle': loginThrottle,
+  '20261126_0160_date_rules_on_every_write': dateRulesOnEveryWrite,
   '20261126_0170_trail_patient_trigger_owned_by_sync': trailPatientTriggerOwnedBySync,
 };

@@ -11,6 +11,8 @@ export interface TerminateCycle {
   nombre: string;
   fecha_inicio: string;
   estado: string;
+  /** The earliest date it can end on: its start, its last status change or its last exam, whichever is latest. */
+  earliestEnd: string;
 }
 
 /**
@@ -58,7 +60,7 @@ export function TerminatePage({
           values={{ fecha_terminacion: today, ...values }}
           errors={errors}
           required
-          hint={`Entre el ${formatDateEs(cycle.fecha_inicio)} y hoy.`}
+          hint={`Entre el ${formatDateEs(cycle.earliestEnd)} y hoy.`}
         />
         <TextField name="motivo_estado" label={TERMINATE_LABELS.motivo_estado} values={values} errors={errors} required maxLength={MOTIVO_MAX_LENGTH} />
         <div class="actions">

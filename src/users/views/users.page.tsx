@@ -30,6 +30,9 @@ export function UsersPage({
         <a class="button" href="/users/documentos/">
           Documentos repetidos
         </a>
+        <a class="button" href="/users/fechas/">
+          Fechas inconsistentes
+        </a>
         <a class="button" href="/users/export.csv">
           Exportar CSV
         </a>
