@@ -1,11 +1,9 @@
 import { parseArgs } from 'node:util';
-import { recordAudit } from '../audit/audit.repository.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { hashPassword } from '../users/password.js';
-import { isDomainError } from '../shared/domain-error.js';
-import { insertUser, USERNAME_TAKEN } from '../users/user.repository.js';
+import { createUser } from '../users/user.actions.js';
+import { cliContext } from './context.js';
 import { validatePassword, validateUsername } from '../users/user.rules.js';
 
 export const USAGE = 'Uso: npm run createuser -- --username NOMBRE [--password CLAVE] [--admin]';
@@ -64,25 +62,16 @@ export async function createUserCommand(argv: string[], io: CommandIo): Promise<
   const handle = openDatabase(config.databaseUrl);
   try {
     await migrateToLatest(handle.db);
-    const now = new Date();
+    const created = await createUser(cliContext(handle.db, config), { username, password, isAdmin: args.admin ?? false, origin: 'cli' });
+    if (!created.ok) {
+      io.err(`El usuario «${username}» ya existe.`);
+      return 1;
+    }
     const isAdmin = args.admin ?? false;
-    const passwordHash = await hashPassword(password);
-    await handle.db.transaction().execute(async (trx) => {
-      const id = await insertUser(trx, { username, passwordHash, isAdmin, now: now.toISOString() });
-      await recordAudit(trx, {
-        at: now,
-        actor: null,
-        action: 'user.create',
-        entityType: 'user',
-        entityId: id,
-        changes: { username: [null, username], is_admin: [null, isAdmin], via: 'createuser' },
-      });
-    });
     io.out(`Usuario «${username}» creado${isAdmin ? ' (administrador)' : ''}.`);
     return 0;
   } catch (err) {
-    if (isDomainError(err, USERNAME_TAKEN)) io.err(`El usuario «${username}» ya existe.`);
-    else io.err(`No se pudo crear el usuario: ${err instanceof Error ? err.message : String(err)}`);
+    io.err(`No se pudo crear el usuario: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   } finally {
     await handle.close();

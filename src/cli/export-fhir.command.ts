@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
-import { recordAudit } from '../audit/audit.repository.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { EXPORT_TARGET_EXISTS, exportNdjson } from '../fhir/fhir.bulk.js';
+import { cliContext } from './context.js';
+import { exportAllFhir } from '../fhir/fhir.actions.js';
+import { EXPORT_TARGET_EXISTS } from '../fhir/fhir.bulk.js';
 import { isDomainError } from '../shared/domain-error.js';
 
 export const USAGE = 'Uso: npm run export:fhir -- --out CARPETA';
@@ -41,14 +42,7 @@ export async function exportFhirCommand(argv: string[], io: ExportIo): Promise<n
   try {
     await migrateToLatest(handle.db);
     const started = performance.now();
-    const counts = await exportNdjson(handle.db, outDir);
-    await recordAudit(handle.db, {
-      at: new Date(),
-      actor: null,
-      action: 'export',
-      entityType: 'export',
-      changes: { exportacion: 'fhir-ndjson', recursos: counts },
-    });
+    const counts = await exportAllFhir(cliContext(handle.db, config), outDir);
     const secs = ((performance.now() - started) / 1000).toFixed(1);
     io.out(`Exportación FHIR en ${outDir} (${secs} s): ${counts.Patient} Patient, ${counts.EpisodeOfCare} EpisodeOfCare, ${counts.Observation} Observation.`);
     return 0;

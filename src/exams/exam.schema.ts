@@ -7,14 +7,8 @@ import { choiceField, decimalField } from '../patients/patient.schema.js';
 import { formatDateEs, parseIsoDate } from '../shared/dates.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
 import { fail, validateForm, withContext } from '../web/form.js';
-import {
-  EXAM_TEXT_MAX,
-  MONITOREO_MAX_HUNDREDTHS,
-  PSICOLOGIA_RANGES,
-  TIPOS_MONITOREO,
-  TIPOS_SESION,
-  type ExamKindValue,
-} from './exam.rules.js';
+import { EXAM_FIELDS, EXAM_KIND_FIELDS, type ExamFieldDef, type ExamFieldName } from './exam.fields.js';
+import type { ExamKindValue } from './exam.rules.js';
 
 export const MSG = {
   required: 'Este campo es obligatorio.',
@@ -69,47 +63,59 @@ const requiredText = (max: number) =>
     return charCount(s) <= max ? s : fail(ctx, MSG.tooLong(max));
   });
 
-const monitoreo = withContext((context: ExamContext) =>
-  z.object({
-    fecha: fecha(context),
-    tipo: choiceField(TIPOS_MONITOREO),
-    iah: decimalField(MONITOREO_MAX_HUNDREDTHS.iah, null),
-    saturacion_minima: decimalField(MONITOREO_MAX_HUNDREDTHS.saturacion_minima, null),
-    horas_uso_promedio: decimalField(MONITOREO_MAX_HUNDREDTHS.horas_uso_promedio, null),
-    porcentaje_noches_4h: decimalField(MONITOREO_MAX_HUNDREDTHS.porcentaje_noches_4h, null),
-    presion_cmh2o: decimalField(MONITOREO_MAX_HUNDREDTHS.presion_cmh2o, null),
-    fuga_lpm: decimalField(MONITOREO_MAX_HUNDREDTHS.fuga_lpm, null),
-    observaciones: optionalText(EXAM_TEXT_MAX.observaciones),
-  }),
-);
+/** A stored value's type, from its definition: what its parser gives. */
+type ValueOf<D> = D extends { kind: 'date' }
+  ? string
+  : D extends { kind: 'choice'; choices: readonly { value: infer V }[] }
+    ? V
+    : D extends { kind: 'decimal' | 'integer' }
+      ? number | null
+      : D extends { required: true }
+        ? string
+        : string | null;
 
+type Parser<N extends ExamFieldName> = z.ZodType<ValueOf<(typeof EXAM_FIELDS)[N]>, string>;
+type ShapeOf<K extends ExamKindValue> = { [N in (typeof EXAM_KIND_FIELDS)[K][number]]: Parser<N> };
+
+/** A field's parser, from its definition: from the posted text to the stored value, with its Spanish message. */
+function parserOf<N extends ExamFieldName>(name: N, context: ExamContext): Parser<N> {
+  const def: ExamFieldDef = EXAM_FIELDS[name];
+  const parser = (() => {
+    switch (def.kind) {
+      case 'date':
+        return fecha(context);
+      case 'choice':
+        return choiceField(def.choices!);
+      case 'decimal':
+        return decimalField(def.max!, null);
+      case 'integer':
+        return optionalInteger(def.range!);
+      case 'text':
+        return def.required ? requiredText(def.max!) : optionalText(def.max!);
+      default:
+        throw new Error(`the exam field ${name} is not posted by a form`);
+    }
+  })();
+  return parser as unknown as Parser<N>;
+}
+
+/** A kind's form schema, built once from the field table (decision 0047: bound per request with its context). */
+const kindSchema = <K extends ExamKindValue>(kind: K) =>
+  withContext((context: ExamContext) => {
+    const names: readonly ExamFieldName[] = EXAM_KIND_FIELDS[kind];
+    return z.object(Object.fromEntries(names.map((name) => [name, parserOf(name, context)])) as ShapeOf<K>);
+  });
+
+const monitoreo = kindSchema('MONITOREO');
 export const monitoreoSchema = (today: string, cycleStart: string | null = null) => monitoreo({ today, cycleStart });
 
-const psicologia = withContext((context: ExamContext) =>
-  z.object({
-    fecha: fecha(context),
-    tipo_sesion: choiceField(TIPOS_SESION),
-    numero_sesion: optionalInteger(PSICOLOGIA_RANGES.numero_sesion),
-    isi: optionalInteger(PSICOLOGIA_RANGES.isi),
-    epworth: optionalInteger(PSICOLOGIA_RANGES.epworth),
-    observaciones: optionalText(EXAM_TEXT_MAX.observaciones),
-  }),
-);
-
+const psicologia = kindSchema('PSICOLOGIA');
 export const psicologiaSchema = (today: string, cycleStart: string | null = null) => psicologia({ today, cycleStart });
 
-const otro = withContext((context: ExamContext) =>
-  z.object({
-    fecha: fecha(context),
-    nombre_examen: requiredText(EXAM_TEXT_MAX.nombre_examen),
-    resultado: optionalText(EXAM_TEXT_MAX.resultado),
-    observaciones: optionalText(EXAM_TEXT_MAX.observaciones),
-  }),
-);
-
+const otro = kindSchema('OTRO');
 export const otroSchema = (today: string, cycleStart: string | null = null) => otro({ today, cycleStart });
 
-export const voidSchema = z.object({ motivo_anulacion: requiredText(EXAM_TEXT_MAX.motivo_anulacion) });
+export const voidSchema = z.object({ motivo_anulacion: requiredText(EXAM_FIELDS.motivo_anulacion.max) });
 
 export type MonitoreoInput = z.output<ReturnType<typeof monitoreoSchema>>;
 export type PsicologiaInput = z.output<ReturnType<typeof psicologiaSchema>>;
@@ -118,11 +124,7 @@ export type OtroInput = z.output<ReturnType<typeof otroSchema>>;
 const SCHEMAS = { MONITOREO: monitoreoSchema, PSICOLOGIA: psicologiaSchema, OTRO: otroSchema } as const;
 
 /** The posted field names of each kind's form, in form order (what readForm accepts). */
-export const EXAM_FORM_FIELDS: Record<ExamKindValue, readonly string[]> = {
-  MONITOREO: Object.keys(monitoreoSchema('2000-01-01').shape),
-  PSICOLOGIA: Object.keys(psicologiaSchema('2000-01-01').shape),
-  OTRO: Object.keys(otroSchema('2000-01-01').shape),
-};
+export const EXAM_FORM_FIELDS: Record<ExamKindValue, readonly string[]> = EXAM_KIND_FIELDS;
 
 export type ParsedExam =
   | { kind: 'MONITOREO'; data: MonitoreoInput }

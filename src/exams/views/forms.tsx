@@ -4,13 +4,15 @@
 import type { ComponentChildren } from 'preact';
 import { SelectField, TextAreaField, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
 import { CsrfField } from '../../web/layout.js';
-import { EXAM_TEXT_MAX, TIPOS_MONITOREO, TIPOS_SESION, type ExamKindValue } from '../exam.rules.js';
-import { EXAM_FIELDS, type ExamFieldName } from '../exam.fields.js';
+import { TIPOS_MONITOREO, TIPOS_SESION, type ExamKindValue } from '../exam.rules.js';
+import { EXAM_FIELDS, examFieldHint, type ExamFieldName } from '../exam.fields.js';
 import { EXAM_FORM_FIELDS } from '../exam.schema.js';
 import { formLabel } from '../../shared/field-defs.js';
 
 /** A field's label, from the definitions the history reads too. */
 const L = (name: ExamFieldName): string => formLabel(EXAM_FIELDS[name]);
+/** A number's range under its label, from the same definitions as its parser. */
+const H = (name: ExamFieldName): string | undefined => examFieldHint(EXAM_FIELDS[name]);
 
 /** A kind's form labels by field name, in form order (the error summary lists the fields in error with them). */
 export const examFormLabels = (kind: ExamKindValue): Record<string, string> =>
@@ -72,30 +74,30 @@ export function ExamForms({ patientId, today, posted }: { patientId: number; tod
           <TextField {...m} name="fecha" label={L('fecha')} type="date" required />
           <SelectField {...m} name="tipo" label={L('tipo')} choices={TIPOS_MONITOREO} required />
           <div class="fields">
-            <TextField {...m} {...decimal} name="iah" label={L('iah')} hint="0 a 200" />
-            <TextField {...m} {...decimal} name="saturacion_minima" label={L('saturacion_minima')} hint="0 a 100" />
-            <TextField {...m} {...decimal} name="horas_uso_promedio" label={L('horas_uso_promedio')} hint="0 a 24" />
-            <TextField {...m} {...decimal} name="porcentaje_noches_4h" label={L('porcentaje_noches_4h')} hint="0 a 100" />
-            <TextField {...m} {...decimal} name="presion_cmh2o" label={L('presion_cmh2o')} hint="0 a 30" />
-            <TextField {...m} {...decimal} name="fuga_lpm" label={L('fuga_lpm')} hint="0 a 200" />
+            <TextField {...m} {...decimal} name="iah" label={L('iah')} hint={H('iah')} />
+            <TextField {...m} {...decimal} name="saturacion_minima" label={L('saturacion_minima')} hint={H('saturacion_minima')} />
+            <TextField {...m} {...decimal} name="horas_uso_promedio" label={L('horas_uso_promedio')} hint={H('horas_uso_promedio')} />
+            <TextField {...m} {...decimal} name="porcentaje_noches_4h" label={L('porcentaje_noches_4h')} hint={H('porcentaje_noches_4h')} />
+            <TextField {...m} {...decimal} name="presion_cmh2o" label={L('presion_cmh2o')} hint={H('presion_cmh2o')} />
+            <TextField {...m} {...decimal} name="fuga_lpm" label={L('fuga_lpm')} hint={H('fuga_lpm')} />
           </div>
-          <TextAreaField {...m} name="observaciones" label={L('observaciones')} maxLength={EXAM_TEXT_MAX.observaciones} />
+          <TextAreaField {...m} name="observaciones" label={L('observaciones')} maxLength={EXAM_FIELDS.observaciones.max} />
         </ExamForm>
         <ExamForm patientId={patientId} kind="PSICOLOGIA" title="Psicología" errors={p.errors}>
           <TextField {...p} name="fecha" label={L('fecha')} type="date" required />
           <SelectField {...p} name="tipo_sesion" label={L('tipo_sesion')} choices={TIPOS_SESION} required />
           <div class="fields">
-            <TextField {...p} {...whole} name="numero_sesion" label={L('numero_sesion')} hint="1 a 50" />
-            <TextField {...p} {...whole} name="isi" label={L('isi')} hint="0 a 28" />
-            <TextField {...p} {...whole} name="epworth" label={L('epworth')} hint="0 a 24" />
+            <TextField {...p} {...whole} name="numero_sesion" label={L('numero_sesion')} hint={H('numero_sesion')} />
+            <TextField {...p} {...whole} name="isi" label={L('isi')} hint={H('isi')} />
+            <TextField {...p} {...whole} name="epworth" label={L('epworth')} hint={H('epworth')} />
           </div>
-          <TextAreaField {...p} name="observaciones" label={L('observaciones')} maxLength={EXAM_TEXT_MAX.observaciones} />
+          <TextAreaField {...p} name="observaciones" label={L('observaciones')} maxLength={EXAM_FIELDS.observaciones.max} />
         </ExamForm>
         <ExamForm patientId={patientId} kind="OTRO" title="Otro examen" errors={o.errors}>
           <TextField {...o} name="fecha" label={L('fecha')} type="date" required />
-          <TextField {...o} name="nombre_examen" label={L('nombre_examen')} required maxLength={EXAM_TEXT_MAX.nombre_examen} />
-          <TextAreaField {...o} name="resultado" label={L('resultado')} maxLength={EXAM_TEXT_MAX.resultado} />
-          <TextAreaField {...o} name="observaciones" label={L('observaciones')} maxLength={EXAM_TEXT_MAX.observaciones} />
+          <TextField {...o} name="nombre_examen" label={L('nombre_examen')} required maxLength={EXAM_FIELDS.nombre_examen.max} />
+          <TextAreaField {...o} name="resultado" label={L('resultado')} maxLength={EXAM_FIELDS.resultado.max} />
+          <TextAreaField {...o} name="observaciones" label={L('observaciones')} maxLength={EXAM_FIELDS.observaciones.max} />
         </ExamForm>
       </div>
     </section>
