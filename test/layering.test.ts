@@ -22,7 +22,6 @@ const FORBIDDEN_METHODS = new Set(['transaction']);
  */
 const PENDING: Readonly<Record<string, string>> = {
   [path.join('patients', 'patient.routes.tsx')]: 'the patient actions (another branch of issue 26)',
-  [path.join('imports', 'import.routes.tsx')]: 'the import actions (another branch of issue 26)',
 };
 
 function sourceFiles(dir: string): string[] {
