@@ -10,19 +10,21 @@ import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { sql } from 'kysely';
-import { registerTheAuditFields } from './audit-fields.js';
+import { registerTheAuditFields } from './app/audit-fields.js';
 import { auditRoutes } from './audit/audit.routes.js';
 import { dashboardRoutes } from './dashboard/dashboard.routes.js';
-import { exportRoutes } from './dashboard/export.routes.js';
 import { examRoutes } from './exams/exam.routes.js';
 import { fhirRoutes } from './fhir/fhir.routes.js';
 import { importRoutes, type UploadedFile } from './imports/import.routes.js';
 import { MAX_IMPORT_BYTES } from './imports/import.rules.js';
 import { ingresoRoutes } from './ingresos/ingreso.routes.js';
 import { divipolaCatalogueRoutes } from './patients/divipola.catalogue.js';
+import { documentoCollisionsRoutes } from './patients/collisions.routes.js';
+import { patientExportRoutes } from './patients/patient.export.routes.js';
 import { patientRoutes } from './patients/patient.routes.js';
 import { userAdminRoutes } from './users/admin.routes.js';
 import { authRoutes } from './users/auth.routes.js';
+import { usersExportRoutes } from './users/users.export.routes.js';
 import type { AppDeps } from './web/deps.js';
 import { createViewAuditQueue, startViewWriter } from './audit/audit.queue.js';
 import { SERVER_WAL_AUTOCHECKPOINT } from './db/sqlite-pragmas.js';
@@ -215,6 +217,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     ...(options.checkPassword ? { checkPassword: options.checkPassword } : {}),
   });
   await app.register(userAdminRoutes, { prefix: '/users' });
+  await app.register(documentoCollisionsRoutes);
   await app.register(auditRoutes, { prefix: '/users/audit' });
   await app.register(dashboardRoutes, { prefix: '/dashboard' });
   await app.register(patientRoutes, { prefix: '/patients' });
@@ -247,7 +250,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     uploads.addHook('preValidation', checkCsrf);
     await uploads.register(importRoutes, { prefix: '/patients/import' });
   });
-  await app.register(exportRoutes);
+  await app.register(patientExportRoutes);
+  await app.register(usersExportRoutes);
   await app.register(examRoutes, { prefix: '/exams' });
   return app;
 }

@@ -10,7 +10,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { listDateViolations } from '../src/ingresos/date-violations.repository.js';
 import { findPatientById } from '../src/patients/patient.repository.js';
-import { newPatientRow } from '../src/patients/patient.fixtures.js';
+import { newPatientRow } from './fixtures/patient.fixtures.js';
 import { patientFormValues } from '../src/patients/patient.schema.js';
 import { createTestDatabase, createUser, decodeEntities, ENGINE, loggedInClient, TestClock, testConfig, type TestContext } from './helpers.js';
 

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { dateRuleRefused, DATE_RULE_CODES } from '../src/db/errors.js';
 import { DATE_RULE_MESSAGES } from '../src/db/migrations/20261126_0160_date_rules_on_every_write.js';
 import { findPatientById } from '../src/patients/patient.repository.js';
-import { createPatient } from '../src/patients/patient.fixtures.js';
+import { createPatient } from './fixtures/patient.fixtures.js';
 import { patientFormValues } from '../src/patients/patient.schema.js';
 import { createTestContext, decodeEntities, ENGINE, loggedInClient, messagesIn, type TestClient, type TestContext } from './helpers.js';
 

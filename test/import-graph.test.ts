@@ -10,8 +10,12 @@ import { fileURLToPath } from 'node:url';
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'src');
 /** What every feature stands on: the speed machinery, the web and database plumbing, pure helpers. */
 const PLUMBING = ['platform', 'web', 'db', 'shared'];
-/** Entry points above the features (they compose them), like src/server.ts and src/app.ts. */
-const ENTRIES = ['cli'];
+/**
+ * Entry points above the features (they compose them), like src/server.ts and src/app.ts: the commands, and the
+ * parts of the application's composition that app.ts hands to the plumbing (app/: the features' field tables
+ * gathered for the audit trail).
+ */
+const ENTRIES = ['cli', 'app'];
 const FEATURES = readdirSync(SRC, { withFileTypes: true })
   .filter((e) => e.isDirectory() && !PLUMBING.includes(e.name) && !ENTRIES.includes(e.name))
   .map((e) => e.name);

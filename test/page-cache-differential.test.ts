@@ -11,7 +11,7 @@ import { buildApp } from '../src/app.js';
 import type { Db } from '../src/db/database.js';
 import { setActiveIngresoFechaInicio, updatePatient } from '../src/patients/patient.repository.js';
 import { declaredPages } from '../src/platform/pages/page-cache.js';
-import { createPatient, newPatientRow } from '../src/patients/patient.fixtures.js';
+import { createPatient, newPatientRow } from './fixtures/patient.fixtures.js';
 import {
   createTestContext,
   createUser,

@@ -1,7 +1,7 @@
 // POST /patients/create/: the warning about a possible duplicate person (decision 0043), on the test engine.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createPatient } from '../src/patients/patient.fixtures.js';
+import { createPatient } from './fixtures/patient.fixtures.js';
 import { createTestContext, decodeEntities, loggedInClient, type TestClient, type TestContext } from './helpers.js';
 
 let ctx: TestContext;

@@ -1,7 +1,7 @@
 // The patient record over HTTP: create, detail, update and the list (decisions §4, §5), on the test engine.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createPatient } from '../src/patients/patient.fixtures.js';
+import { createPatient } from './fixtures/patient.fixtures.js';
 import { createTestContext, decodeEntities, loggedInClient, messagesIn, type TestClient, type TestContext } from './helpers.js';
 
 let ctx: TestContext;

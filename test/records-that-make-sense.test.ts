@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { Migrator, type Kysely, type Migration } from 'kysely';
-import { createPatient, newPatientRow } from '../src/patients/patient.fixtures.js';
+import { createPatient, newPatientRow } from './fixtures/patient.fixtures.js';
 import { normalizeForSearch } from '../src/shared/text.js';
 import { listDocumentoCollisions, logDocumentoCollisions } from '../src/patients/identity.repository.js';
 import { searchPatients } from '../src/patients/patient.repository.js';

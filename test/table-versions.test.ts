@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { h } from 'preact';
 import { buildApp } from '../src/app.js';
 import { installedTriggers, patientVersionReader, readTableVersions, syncTableVersionTriggers } from '../src/platform/pages/table-versions.js';
-import { createPatient } from '../src/patients/patient.fixtures.js';
+import { createPatient } from './fixtures/patient.fixtures.js';
 import { TABLES } from '../src/db/tables.js';
 import { definitionOf } from '../src/platform/pages/table-versions.js';
 import { PATIENT_OWNED_TABLES, PATIENT_TABLES, registryErrors, tablesOn, VERSIONED_TABLES } from '../src/platform/tables.js';

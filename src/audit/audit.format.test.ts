@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { changesLine, fieldLabelOf, rawChangesLine, readableChanges } from './audit.format.js';
 import { parseChanges } from './audit.labels.js';
-import { AUDIT_FIELDS as F } from '../audit-fields.js';
+import { AUDIT_FIELDS as F } from '../app/audit-fields.js';
 
 const TZ = 'America/Bogota';
 

@@ -6,7 +6,7 @@
 //
 // The features define their records' fields and write to the trail (they import audit/), so the trail may not
 // import them: the application gives it their definitions once, at start (registerAuditFields, from
-// src/audit-fields.ts).
+// src/app/audit-fields.ts).
 
 import { formatDateEs, formatDateTimeEs } from '../shared/dates.js';
 import { formatCop, formatMeasure } from '../shared/decimal.js';

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { ENGINE, TestClient, TestClock, createTestDatabase, createUser, login, testConfig, type TestDatabase } from '../../test/helpers.js';
 import { buildApp } from '../app.js';
 import type { Db } from '../db/database.js';
-import { createPatient } from '../patients/patient.fixtures.js';
+import { createPatient } from '../../test/fixtures/patient.fixtures.js';
 import { createViewAuditQueue, startViewWriter } from './audit.queue.js';
 
 let database: TestDatabase;

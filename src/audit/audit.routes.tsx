@@ -1,13 +1,16 @@
 import type { FastifyInstance } from 'fastify';
+import { actionContext } from '../web/action-context.js';
+import { sendCsvExport } from '../web/csv-export.js';
 import { requireAdmin } from '../web/guard.js';
 import { pageContext, sendPage } from '../web/render.js';
+import { exportAuditTrail } from './audit.export.js';
 import { parseAuditQuery } from './audit.filters.js';
 import { findAuditCursor, listAuditEntries, listActors } from './audit.repository.js';
 import { AuditPage } from './views/audit.page.js';
 
 export const AUDIT_PAGE_SIZE = 50;
 
-/** Routes under /users/audit (administrators): the audit trail, read-only. */
+/** Routes under /users/audit (administrators): the audit trail, read-only, and its CSV export. */
 export async function auditRoutes(app: FastifyInstance): Promise<void> {
   const { db, config } = app.deps;
   app.addHook('preHandler', requireAdmin);
@@ -32,4 +35,9 @@ export async function auditRoutes(app: FastifyInstance): Promise<void> {
       />,
     );
   });
+
+  // The trail with the page's filters (bad values ignored, as on the page), newest first.
+  app.get('/export.csv', async (request, reply) =>
+    sendCsvExport(reply, exportAuditTrail(actionContext(request), parseAuditQuery(request.query, config.timeZone), config.timeZone)),
+  );
 }

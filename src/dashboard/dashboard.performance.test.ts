@@ -9,7 +9,7 @@ import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from '../db/database.js';
 import { migrations } from '../db/migrations/index.js';
 import { openIngreso } from '../ingresos/ingreso.repository.js';
-import { createPatient } from '../patients/patient.fixtures.js';
+import { createPatient } from '../../test/fixtures/patient.fixtures.js';
 import { createTestContext, loggedInClient, type TestClient, type TestContext } from '../../test/helpers.js';
 import { versionReader } from '../platform/pages/table-versions.js';
 import { dashboardPage } from './dashboard.pages.js';

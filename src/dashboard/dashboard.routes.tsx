@@ -1,18 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { mesCapita } from '../ingresos/ingreso.rules.js';
 import { ENTIDADES_SALUD, choiceValues } from '../patients/patient.rules.js';
-import { csvDecimal } from '../shared/csv.js';
-import { startOfDayUtc } from '../shared/dates.js';
 import { today } from '../web/deps.js';
 import { queryValue } from '../web/form.js';
 import { sendKeptPage } from '../platform/pages/cached-page.js';
-import { EXPORT_PAGE_SIZE, sendCsvExport } from './csv-export.js';
+import { actionContext } from '../web/action-context.js';
+import { sendCsvExport } from '../web/csv-export.js';
+import { exportCapita } from './dashboard.export.js';
 import { dashboardPage } from './dashboard.pages.js';
-import { capitaPages, type CapitaQuery } from './dashboard.repository.js';
-import { CAPITA_MESSAGES, capitaReferenceDate, parseCapitaMonth } from './dashboard.rules.js';
+import { CAPITA_MESSAGES, parseCapitaMonth } from './dashboard.rules.js';
 import { CapitaReportForm, type CapitaForm } from './views/dashboard.page.js';
-
-export const CAPITA_HEADER = ['documento', 'tipo_documento', 'nombre', 'apellido', 'entidad_salud', 'programa', 'mes_capita', 'valor_capita'] as const;
 
 /** Routes under /dashboard. */
 export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
@@ -41,28 +37,6 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
     if (rawEntidad !== '' && !entidades.includes(rawEntidad)) {
       return sendDashboard(request, reply, { ...form, error: CAPITA_MESSAGES.entidad }, 400);
     }
-    const entidad = rawEntidad === '' ? null : rawEntidad;
-    const tz = deps.config.timeZone;
-    const q: CapitaQuery = {
-      kind: month.kind,
-      start: month.start,
-      end: month.end,
-      startInstant: startOfDayUtc(month.start, tz),
-      endInstant: startOfDayUtc(month.end, tz),
-      entidad,
-    };
-    const reference = capitaReferenceDate(month, day);
-    async function* pages() {
-      for await (const page of capitaPages(deps.db, q, EXPORT_PAGE_SIZE)) {
-        yield page.map((r) => [r.documento, r.tipo_documento, r.nombre, r.apellido, r.entidad_salud, r.programa, mesCapita(r.fecha_inicio, reference), csvDecimal(r.valor_capita)]);
-      }
-    }
-    return sendCsvExport(request, reply, {
-      name: 'capita',
-      fileName: `capita-${month.mes}${entidad ? `-${entidad}` : ''}.csv`,
-      filters: { mes: month.mes, entidad },
-      header: CAPITA_HEADER,
-      pages: pages(),
-    });
+    return sendCsvExport(reply, exportCapita(actionContext(request), { month, entidad: rawEntidad === '' ? null : rawEntidad, timeZone: deps.config.timeZone }));
   });
 }

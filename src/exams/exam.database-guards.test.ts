@@ -1,7 +1,7 @@
 // The database guards the exam records whatever the application does.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { add, ctx, MONITOREO, OTRO, patient, PSICOLOGIA, recordsOf, terminate, TODAY, useExamWorld, userId } from './exam.test-world.js';
+import { add, ctx, MONITOREO, OTRO, patient, PSICOLOGIA, recordsOf, terminate, TODAY, useExamWorld, userId } from '../../test/fixtures/exam.test-world.js';
 
 useExamWorld();
 

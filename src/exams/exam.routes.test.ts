@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { ENGINE, messagesIn } from '../../test/helpers.js';
 import { EXAM_MSG } from './exam.actions.js';
-import { add, auditOf, client, ctx, fieldError, MONITOREO, OTRO, patient, PSICOLOGIA, recordsOf, seq, terminate, timeline, TODAY, useExamWorld, userId, username } from './exam.test-world.js';
+import { add, auditOf, client, ctx, fieldError, MONITOREO, OTRO, patient, PSICOLOGIA, recordsOf, seq, terminate, timeline, TODAY, useExamWorld, userId, username } from '../../test/fixtures/exam.test-world.js';
 
 useExamWorld();
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { messagesIn } from '../../test/helpers.js';
 import { EXAM_MSG } from './exam.actions.js';
-import { add, auditOf, client, MONITOREO, newCycle, OTRO, patient, PSICOLOGIA, recordsOf, terminate, timeline, useExamWorld, userId } from './exam.test-world.js';
+import { add, auditOf, client, MONITOREO, newCycle, OTRO, patient, PSICOLOGIA, recordsOf, terminate, timeline, useExamWorld, userId } from '../../test/fixtures/exam.test-world.js';
 
 useExamWorld();
 

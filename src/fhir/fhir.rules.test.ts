@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { newPatientRow } from '../patients/patient.fixtures.js';
+import { newPatientRow } from '../../test/fixtures/patient.fixtures.js';
 import type { PatientRow } from '../patients/patient.table.js';
 import type { ExamRecordRow } from '../exams/exam.table.js';
 import { bmiObservation, episodeOfCareResource, episodeStatus, examObservations, patientResource } from './fhir.rules.js';

@@ -14,7 +14,7 @@ import { recordAudit } from '../audit/audit.repository.js';
 import type { Db, Trx } from '../db/database.js';
 import { inTransaction } from '../platform/writes/transaction.js';
 import { findPatientsByDocumentoKeys, findPeopleBornOn } from '../patients/identity.repository.js';
-import { createPatientWithCycle } from '../patients/patient.create.js';
+import { insertPatientWithCycle } from '../patients/patient.actions.js';
 import { DOCUMENTO_TAKEN } from '../patients/patient.repository.js';
 import { documentoKey } from '../patients/patient.rules.js';
 import { DomainError, isDomainError } from '../shared/domain-error.js';
@@ -105,13 +105,10 @@ async function step(trx: Trx, input: ConfirmInput): Promise<Step> {
         if (leftOutLines.length < LEFT_OUT_LISTED) leftOutLines.push(row.line);
         continue;
       }
-      await createPatientWithCycle(trx, {
+      await insertPatientWithCycle(trx, input, {
         patient: row.patient,
         fechaInicio: row.fechaInicio ?? input.day,
         estado: row.estado,
-        actor: input.actor,
-        at: input.at,
-        requestId: input.requestId,
         auditDetails: row.status === 'revisar' ? { ...importDetails, otra_persona_confirmada: [null, row.similarIds] } : importDetails,
       });
       created++;

@@ -2,6 +2,7 @@
 // row. Every row is validated by the create form's own validatePatientForm; duplicates are judged with the
 // create form's documentoKey and similarPeople.
 
+import { PATIENT_FIELDS } from '../patients/patient.fields.js';
 import { PATIENT_FORM_FIELDS, validatePatientForm, type PatientFormField, type PatientInput } from '../patients/patient.schema.js';
 import { documentoKey } from '../patients/patient.rules.js';
 import { normalizeForMatch } from '../shared/text.js';
@@ -38,40 +39,20 @@ export function shortFileName(name: string, max = MAX_FILE_NAME): string {
 export const IMPORT_FIELDS = [...PATIENT_FORM_FIELDS, 'estado'] as const;
 export type ImportField = (typeof IMPORT_FIELDS)[number];
 
-/** Spanish headings accepted for each column, besides the field's own name (as on the create form). */
+/** The first cycle's estado: the one column that is not a field of the patient form. */
+const ESTADO_HEADINGS = ['Estado', 'Estado del ciclo'];
+
+/** Spanish headings accepted for each column, besides the field's own name (the field table's, as on the create form). */
 export const IMPORT_LABELS: Record<ImportField, readonly string[]> = {
-  nombre: ['Nombre', 'Nombres'],
-  apellido: ['Apellido', 'Apellidos'],
-  tipo_documento: ['Tipo de documento', 'Tipo documento'],
-  documento: ['Número de documento', 'Documento', 'Número documento', 'N.º de documento'],
-  fecha_nacimiento: ['Fecha de nacimiento'],
-  genero: ['Género', 'Sexo'],
-  departamento: ['Departamento'],
-  ciudad: ['Ciudad o municipio', 'Ciudad', 'Municipio'],
-  zona: ['Zona'],
-  telefono: ['Teléfono'],
-  celular: ['Celular'],
-  estado_civil: ['Estado civil'],
-  entidad_salud: ['Entidad de salud', 'EPS'],
-  estrato: ['Estrato'],
-  peso: ['Peso (kg)', 'Peso'],
-  altura: ['Altura (m)', 'Altura', 'Talla'],
-  perimetro_abdominal: ['Perímetro abdominal (cm)', 'Perímetro abdominal'],
-  cuello: ['Perímetro de cuello (cm)', 'Perímetro de cuello', 'Cuello'],
-  medico_remitente: ['Médico remitente'],
-  especialidad: ['Especialidad'],
-  diagnostico_clinico: ['Diagnóstico clínico', 'Diagnóstico'],
-  programa: ['Programa'],
-  valor_capita: ['Valor cápita (COP)', 'Valor cápita'],
-  fecha_inicio_programa: ['Fecha de inicio del programa', 'Fecha de inicio'],
-  estado: ['Estado', 'Estado del ciclo'],
+  ...(Object.fromEntries(PATIENT_FORM_FIELDS.map((f) => [f, PATIENT_FIELDS[f].importHeadings as readonly string[]])) as Record<PatientFormField, readonly string[]>),
+  estado: ESTADO_HEADINGS,
 };
 
 /** The form's required fields: a file without one of these columns cannot be imported. */
-export const REQUIRED_COLUMNS: readonly ImportField[] = [
-  'nombre', 'apellido', 'tipo_documento', 'documento', 'fecha_nacimiento', 'genero', 'ciudad', 'zona', 'telefono', 'celular',
-  'estado_civil', 'entidad_salud', 'estrato', 'medico_remitente', 'especialidad', 'diagnostico_clinico', 'programa',
-];
+export const REQUIRED_COLUMNS: readonly ImportField[] = PATIENT_FORM_FIELDS.filter((f) => PATIENT_FIELDS[f].required);
+
+/** The columns the .xlsx template formats as text. */
+export const XLSX_TEXT_COLUMNS: readonly ImportField[] = PATIENT_FORM_FIELDS.filter((f) => 'xlsxText' in PATIENT_FIELDS[f]);
 
 const headingKeys = new Map<string, ImportField>();
 for (const field of IMPORT_FIELDS) {
@@ -216,7 +197,7 @@ export function forEachAnalysedRow(
   dataRows.forEach((cells, i) => {
     const line = i + 2;
     const values = rowValues(cells, columns);
-    const form = validatePatientForm(values as Record<PatientFormField, string>, today);
+    const form = validatePatientForm(values, today);
     const errors: Record<string, string> = form.ok ? {} : { ...form.errors };
     // The form's values take the listed form of matched choices ('union libre' → 'UNIÓN LIBRE').
     for (const f of PATIENT_FORM_FIELDS) values[f] = form.values[f];

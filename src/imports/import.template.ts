@@ -2,7 +2,7 @@
 // never uses it: import.xlsx.ts streams, in the import's worker thread).
 
 import type ExcelJS from 'exceljs';
-import { IMPORT_FIELDS } from './import.rules.js';
+import { IMPORT_FIELDS, XLSX_TEXT_COLUMNS } from './import.rules.js';
 
 /**
  * exceljs, loaded by the first template written, not at the server's start: loaded, it holds ~7 MB of the heap,
@@ -25,7 +25,7 @@ export async function templateXlsx(): Promise<Buffer> {
   const sheet = workbook.addWorksheet('Pacientes');
   sheet.addRow([...IMPORT_FIELDS]);
   sheet.getRow(1).font = { bold: true };
-  for (const field of ['documento', 'telefono', 'celular', 'fecha_nacimiento', 'fecha_inicio_programa'] as const) {
+  for (const field of XLSX_TEXT_COLUMNS) {
     // Text cells: Excel would otherwise drop a documento's leading zeros or turn dates into serial numbers.
     sheet.getColumn(IMPORT_FIELDS.indexOf(field) + 1).numFmt = '@';
   }

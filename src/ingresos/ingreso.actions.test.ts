@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, createUser, ENGINE, TestClock, type TestDatabase } from '../../test/helpers.js';
-import { createPatient } from '../patients/patient.fixtures.js';
+import { createPatient } from '../../test/fixtures/patient.fixtures.js';
 import type { ActionContext } from '../platform/writes/action-context.js';
 import { changeIngresoStatus, openNewCycle } from './ingreso.actions.js';
 import { MSG } from './ingreso.rules.js';

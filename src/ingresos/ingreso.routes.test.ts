@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestContext, loggedInClient, messagesIn, TestClient, type TestContext, type TestResponse } from '../../test/helpers.js';
-import { createPatient } from '../patients/patient.fixtures.js';
+import { createPatient } from '../../test/fixtures/patient.fixtures.js';
 import { MSG } from './ingreso.rules.js';
 
 // The test clock says 2026-11-22T15:00Z: 10:00 on 22 Nov 2026 in Bogotá.

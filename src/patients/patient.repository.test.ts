@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers.js';
 import type { Db } from '../db/database.js';
-import { createPatient } from './patient.fixtures.js';
+import { createPatient } from '../../test/fixtures/patient.fixtures.js';
 import { sql } from 'kysely';
 import { readTableVersions } from '../platform/pages/table-versions.js';
 import { openIngreso } from '../ingresos/ingreso.repository.js';

@@ -1,74 +1,20 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { recordAudit } from '../audit/audit.repository.js';
 import { PatientHistoryCache } from '../audit/audit.history-cache.js';
-import { diffFields } from '../audit/audit.rules.js';
-import { findActiveIngreso, findCycleDateBounds, findEarliestCycleStart, findLatestFechaFin } from '../ingresos/ingreso.repository.js';
-import { birthAfterCyclesProblem, DATE_RULE_FALLBACK, movedStartProblem } from '../ingresos/cycle-dates.rules.js';
-import { dateRuleRefused } from '../db/errors.js';
-import type { Trx } from '../db/database.js';
-import type { PatientRow } from './patient.table.js';
-import { MSG as INGRESO_MSG, startsBeforeLastEnd } from '../ingresos/ingreso.rules.js';
-import { formatDateEs } from '../shared/dates.js';
+import { historyWithViews, PatientHistory } from '../audit/views/patient-history.js';
+import { sendKeptPage } from '../platform/pages/cached-page.js';
+import { actionContext } from '../web/action-context.js';
 import { today } from '../web/deps.js';
+import { sendErrorPage } from '../web/errors.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
 import { parseId, queryValue } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
-import { createPatientWithCycle, pickAudited } from './patient.create.js';
-import { findPeopleBornOn, isDocumentoKeyTaken, type PersonCandidate } from './identity.repository.js';
-import { DOCUMENTO_TAKEN, findPatientById, setActiveIngresoFechaInicio, updatePatient } from './patient.repository.js';
-import { documentoKey, keptDocumentoKey, patientDerivedColumns, similarPeople } from './patient.rules.js';
-import { FORM_MSG, parseCreatePatientForm, parseListQuery, parsePatientForm } from './patient.schema.js';
-import { CreatePatientPage } from './views/create.page.js';
-import { historyWithViews, PatientHistory } from '../audit/views/patient-history.js';
-import { followPage } from './follow.pages.js';
-import { patientListPage, patientRecordPage } from './patient.pages.js';
-import { sendErrorPage } from '../web/errors.js';
 import { DEFAULT_DEPARTAMENTO } from './divipola.js';
-import { inTransaction } from '../platform/writes/transaction.js';
-import { conflict, isDomainError, notFound } from '../shared/domain-error.js';
-import { sendKeptPage } from '../platform/pages/cached-page.js';
-
-/** The patient was deleted while the form was being sent. */
-const PATIENT_GONE = 'patient.gone';
-/** The birth date or the moved start of the ACTIVO cycle breaks a date rule (checked in the transaction): the errors by field. */
-const DATES_REFUSED = 'patient.dates_refused';
-
-/**
- * The date rules the patient form's birth date and cycle start must keep against what is stored (decisions 0013,
- * 0063), each beside its field: the moved start not before the previous cycle's end, nor after the cycle's first
- * exam or status change; a changed birth date not after the start of any other cycle of the patient (the moved one
- * is checked against the posted birth date by the form's schema).
- */
-async function datesProblems(trx: Trx, current: PatientRow, fechaNacimiento: string, fechaInicio: string | null): Promise<FieldErrors> {
-  const errors: Record<string, string> = {};
-  const active = fechaInicio !== null ? await findActiveIngreso(trx, current.id) : undefined;
-  if (fechaInicio !== null) {
-    const latestFechaFin = await findLatestFechaFin(trx, current.id);
-    if (startsBeforeLastEnd(fechaInicio, latestFechaFin)) errors.fecha_inicio_programa = INGRESO_MSG.fechaInicioBeforeLastEnd(latestFechaFin!);
-    else if (active && active.fecha_inicio !== fechaInicio) {
-      const problem = movedStartProblem(fechaInicio, await findCycleDateBounds(trx, active.id));
-      if (problem !== null) errors.fecha_inicio_programa = problem;
-    }
-  }
-  if (fechaNacimiento !== current.fecha_nacimiento) {
-    const problem = birthAfterCyclesProblem(fechaNacimiento, await findEarliestCycleStart(trx, current.id, active?.id ?? null));
-    if (problem !== null) errors.fecha_nacimiento = problem;
-  }
-  return errors;
-}
-
-/**
- * Runs the change again once when the database refused a date the checks had accepted (another request wrote in
- * between): the second run's checks see that write and name its date.
- */
-async function retriedOnDateRule<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (dateRuleRefused(err) === null) throw err;
-    return run();
-  }
-}
+import { followPage } from './follow.pages.js';
+import type { PersonCandidate } from './identity.repository.js';
+import { createPatient, recordPatientView, updatePatientRecord } from './patient.actions.js';
+import { patientListPage, patientRecordPage } from './patient.pages.js';
+import { parseCreatePatientForm, parseListQuery, parsePatientForm } from './patient.schema.js';
+import { CreatePatientPage } from './views/create.page.js';
 
 /** Audit entries shown on the patient page (the full trail is at /users/audit/). */
 const HISTORY_LIMIT = 20;
@@ -81,8 +27,7 @@ const HISTORY_CACHE_BYTES = 12 * 1024 * 1024;
 /** Routes under /patients: the list, the follow page, the creation form, and each patient's record. */
 export async function patientRoutes(app: FastifyInstance): Promise<void> {
   const deps = app.deps;
-  const { db, clock } = deps;
-  const actorOf = (request: FastifyRequest) => (request.user ? { id: request.user.id, username: request.user.username } : null);
+  const { db } = deps;
 
   app.get('/', async (request, reply) => {
     const page = await app.pages.get(patientListPage, { filters: parseListQuery(request.query), today: today(deps) });
@@ -114,40 +59,9 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
   app.post('/create/', async (request, reply) => {
     const { form, otherPerson } = parseCreatePatientForm(request.body, today(deps));
     if (!form.ok) return renderCreate(request, reply, form.values, form.errors);
-    const input = form.patient;
-    if (await isDocumentoKeyTaken(db, documentoKey(input.documento))) {
-      return renderCreate(request, reply, form.values, { documento: FORM_MSG.documentoTaken });
-    }
-    // Someone with the same birth date and a similar name: created only once "es otra persona" is confirmed (decision 0043).
-    const similar = similarPeople(input, await findPeopleBornOn(db, [input.fecha_nacimiento]));
-    if (similar.length > 0 && !otherPerson) return renderCreate(request, reply, form.values, {}, similar);
-    const at = clock.now();
-    const fechaInicio = form.fechaInicioPrograma ?? today(deps);
-    let id: number;
-    try {
-      id = await inTransaction(db, async (trx) => {
-        const created = await createPatientWithCycle(trx, {
-          patient: input,
-          fechaInicio,
-          estado: 'ACTIVO',
-          actor: actorOf(request),
-          at,
-          requestId: String(request.id),
-          auditDetails: similar.length > 0 ? { otra_persona_confirmada: [null, similar.map((p) => p.id)] } : {},
-        });
-        return created.patientId;
-      });
-    } catch (err) {
-      // Another request took the documento between the check and the insert: the unique index refused it.
-      if (isDomainError(err, DOCUMENTO_TAKEN)) return renderCreate(request, reply, form.values, { documento: FORM_MSG.documentoTaken });
-      throw err;
-    }
-    return redirectWith(
-      reply,
-      '/patients/',
-      'success',
-      `Paciente ${input.nombre} ${input.apellido} registrado (ficha n.º ${id}). Ciclo ACTIVO desde el ${formatDateEs(fechaInicio)}.`,
-    );
+    const result = await createPatient(actionContext(request), { patient: form.patient, fechaInicioPrograma: form.fechaInicioPrograma, otherPerson });
+    if (result.ok) return redirectWith(reply, '/patients/', 'success', result.message);
+    return 'errors' in result ? renderCreate(request, reply, form.values, result.errors, result.similar) : reply.callNotFound();
   });
 
   // ------------------------------------------------------------------------------------------------ detail
@@ -169,15 +83,7 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
     const record = form === null ? await app.pages.get(patientRecordPage, input) : await app.pages.render(patientRecordPage, input);
     if (!record) return reply.callNotFound();
     // Queued before the history is read, so the page's own history shows this view (decision 0011).
-    await app.auditViews.record({
-      at: clock.now(),
-      actor: actorOf(request),
-      action: 'patient.view',
-      entityType: 'patient',
-      entityId: patientId,
-      patientId,
-      requestId: String(request.id),
-    });
+    await recordPatientView(actionContext(request), app.auditViews, patientId);
     const includeViews = form === null && queryValue(request.query, 'consultas') === '1';
     // With kept pages off (the differential tests), the history is read whole on every visit too.
     const historyCache = app.pages.enabled ? histories : new PatientHistoryCache(deps.config.timeZone, HISTORY_CACHE_BYTES, 'changes');
@@ -198,70 +104,11 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
   app.post('/:id/', async (request, reply) => {
     const id = parseId((request.params as { id?: string }).id);
     if (id === null) return reply.callNotFound();
-    const before = await findPatientById(db, id);
-    if (!before) return reply.callNotFound();
     const form = parsePatientForm(request.body, today(deps));
+    // A patient that does not exist answers 404 through the page's own render, valid form or not.
     if (!form.ok) return renderDetail(request, reply, id, form);
-    const input = form.patient;
-    const key = keptDocumentoKey(before, documentoKey(input.documento));
-    if (key === documentoKey(input.documento) && (await isDocumentoKeyTaken(db, key, id))) {
-      return renderDetail(request, reply, id, { values: form.values, errors: { documento: FORM_MSG.documentoTaken } });
-    }
-    const at = clock.now();
-    const now = at.toISOString();
-    try {
-      await retriedOnDateRule(() => inTransaction(db, async (trx) => {
-        const current = await findPatientById(trx, id);
-        if (!current) throw notFound(PATIENT_GONE);
-        const dateErrors = await datesProblems(trx, current, input.fecha_nacimiento, form.fechaInicioPrograma);
-        if (Object.keys(dateErrors).length > 0) throw conflict(DATES_REFUSED, { errors: dateErrors });
-        // The start moves first, unless it moves below the stored birth date: no write passes through a state
-        // that breaks a date rule the database holds (birth ≤ every start).
-        const birthFirst = form.fechaInicioPrograma !== null && form.fechaInicioPrograma < current.fecha_nacimiento;
-        const update = () => updatePatient(trx, id, { ...input, ...patientDerivedColumns(input), documento_key: key, updated_at: now });
-        if (birthFirst || form.fechaInicioPrograma === null) await update();
-        const changes: Record<string, unknown> = diffFields(pickAudited(current), pickAudited(input));
-        if (form.fechaInicioPrograma !== null) {
-          const moved = await setActiveIngresoFechaInicio(trx, id, form.fechaInicioPrograma, now);
-          if (!birthFirst) await update();
-          if (moved && moved.before !== form.fechaInicioPrograma) {
-            changes.fecha_inicio_programa = [moved.before, form.fechaInicioPrograma];
-            await recordAudit(trx, {
-              at,
-              actor: actorOf(request),
-              action: 'ingreso.update',
-              entityType: 'ingreso',
-              entityId: moved.id,
-              patientId: id,
-              changes: { fecha_inicio: [moved.before, form.fechaInicioPrograma] },
-              requestId: String(request.id),
-            });
-          }
-        }
-        await recordAudit(trx, {
-          at,
-          actor: actorOf(request),
-          action: 'patient.update',
-          entityType: 'patient',
-          entityId: id,
-          patientId: id,
-          changes,
-          requestId: String(request.id),
-        });
-      }));
-    } catch (err) {
-      if (isDomainError(err, DOCUMENTO_TAKEN)) {
-        return renderDetail(request, reply, id, { values: form.values, errors: { documento: FORM_MSG.documentoTaken } });
-      }
-      if (isDomainError(err, PATIENT_GONE)) return reply.callNotFound();
-      if (isDomainError<{ errors: FieldErrors }>(err, DATES_REFUSED)) return renderDetail(request, reply, id, { values: form.values, errors: err.details.errors });
-      const rule = dateRuleRefused(err);
-      if (rule !== null) {
-        const field = rule === 'birth_after_start' ? 'fecha_nacimiento' : 'fecha_inicio_programa';
-        return renderDetail(request, reply, id, { values: form.values, errors: { [field]: DATE_RULE_FALLBACK[rule] } });
-      }
-      throw err;
-    }
-    return redirectWith(reply, `/patients/${id}/`, 'success', `Datos de ${input.nombre} ${input.apellido} guardados.`);
+    const result = await updatePatientRecord(actionContext(request), id, { patient: form.patient, fechaInicioPrograma: form.fechaInicioPrograma });
+    if (result.ok) return redirectWith(reply, `/patients/${id}/`, 'success', result.message);
+    return 'errors' in result ? renderDetail(request, reply, id, { values: form.values, errors: result.errors }) : reply.callNotFound();
   });
 }

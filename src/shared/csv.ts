@@ -66,3 +66,14 @@ export function contentDisposition(fileName: string): string {
   const safe = fileName.replace(/[^A-Za-z0-9._-]/g, '_');
   return `attachment; filename="${safe}"`;
 }
+
+/** A CSV download as an export action describes it: its file name, heading and pages (src/web/csv-export.ts sends it). */
+export interface CsvDownload {
+  fileName: string;
+  header: readonly string[];
+  /** pages of rows, one line per record and nothing else (no total line: a spreadsheet's sum of a column must stay right) */
+  pages: AsyncIterable<CsvPage>;
+}
+
+/** Export pages hold patient data: let only as many rows as a database page be in flight at once. */
+export const EXPORT_PAGE_SIZE = 1000;

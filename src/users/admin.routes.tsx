@@ -9,8 +9,6 @@ import { listUsers, type UserListRow } from './user-admin.repository.js';
 import { findUserById } from './user.repository.js';
 import { createUserSchema, setPasswordSchema } from './user.schema.js';
 import { UserDetailPage, UsersPage } from './views/users.page.js';
-import { listDocumentoCollisions } from '../patients/identity.repository.js';
-import { DocumentoCollisionsPage } from '../patients/views/collisions.page.js';
 import { listDateViolations } from '../ingresos/date-violations.repository.js';
 import { DateViolationsPage } from '../ingresos/views/date-violations.page.js';
 
@@ -37,11 +35,6 @@ export async function userAdminRoutes(app: FastifyInstance): Promise<void> {
   };
 
   app.get('/', admin, async (request, reply) => renderList(request, reply, {}, {}));
-
-  // Patients whose documentos collided when keys became canonical (decision 0030); rendered per request.
-  app.get('/documentos/', admin, async (request, reply) =>
-    sendPage(reply, <DocumentoCollisionsPage ctx={pageContext(request, reply)} rows={await listDocumentoCollisions(db)} />),
-  );
 
   // Stored rows whose dates break a rule the database now holds on every write (decision 0063); rendered per request.
   app.get('/fechas/', admin, async (request, reply) => {

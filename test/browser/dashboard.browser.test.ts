@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
-import { createPatient } from '../../src/patients/patient.fixtures.js';
+import { createPatient } from '../fixtures/patient.fixtures.js';
 import type { Page } from 'playwright-core';
 import { loggedInPage, startBrowserTest, type BrowserContext } from './harness.js';
 

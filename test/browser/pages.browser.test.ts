@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { insertExamRecord } from '../../src/exams/exam.repository.js';
-import { createPatient } from '../../src/patients/patient.fixtures.js';
+import { createPatient } from '../fixtures/patient.fixtures.js';
 import { createUser } from '../helpers.js';
 import { loggedInPage, startBrowserTest, type BrowserContext } from './harness.js';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Bundle, EpisodeOfCare, Observation, Patient } from 'fhir/r4.js';
-import { createPatient } from '../../src/patients/patient.fixtures.js';
+import { createPatient } from '../fixtures/patient.fixtures.js';
 import { createTestContext, loggedInClient, TestClient, type TestContext } from '../helpers.js';
 import { fhirPeriodErrors, fhirSchemaErrors } from './fhir-schema.js';
 import { episodeOfCareResource } from '../../src/fhir/fhir.rules.js';

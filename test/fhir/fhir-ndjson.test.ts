@@ -8,7 +8,7 @@ import type { FhirResource, Observation } from 'fhir/r4.js';
 import { exportFhirCommand } from '../../src/cli/export-fhir.command.js';
 import { exportNdjson } from '../../src/fhir/fhir.bulk.js';
 import { applyStatusChange } from '../../src/ingresos/ingreso.repository.js';
-import { createPatient } from '../../src/patients/patient.fixtures.js';
+import { createPatient } from '../fixtures/patient.fixtures.js';
 import { createTestContext, createUser, type TestContext } from '../helpers.js';
 import { fhirPeriodErrors, fhirSchemaErrors } from './fhir-schema.js';
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { IMPORT_FIELDS } from '../../src/imports/import.rules.js';
-import { createPatient } from '../../src/patients/patient.fixtures.js';
+import { createPatient } from '../fixtures/patient.fixtures.js';
 import { createTestContext, decodeEntities, loggedInClient, messagesIn, type TestClient, type TestContext } from '../helpers.js';
 import { hugeStringXlsx, manyRowsXlsx, patientCells } from './import-files.js';
 import { confirmFields, countIn, csvFile, patientRow, uploadFile } from './import-helpers.js';

@@ -5,7 +5,7 @@ import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
 import { BATCH_ROWS } from '../../src/imports/import.plan.js';
 import { IMPORT_FIELDS } from '../../src/imports/import.rules.js';
-import { createPatient } from '../../src/patients/patient.fixtures.js';
+import { createPatient } from '../fixtures/patient.fixtures.js';
 import { createTestContext, decodeEntities, ENGINE, loggedInClient, messagesIn, type TestClient, type TestContext } from '../helpers.js';
 import { confirmFields, countIn, csvFile, multipartBody, patientRow, uploadFile, xlsxFile } from './import-helpers.js';
 

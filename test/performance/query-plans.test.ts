@@ -16,7 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { CompiledQuery, sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import type { Db } from '../../src/db/database.js';
-import { createPatient } from '../../src/patients/patient.fixtures.js';
+import { createPatient } from '../fixtures/patient.fixtures.js';
 import { findPeopleBornOn } from '../../src/patients/identity.repository.js';
 import { ENGINE, TestClient, TestClock, createTestDatabase, createUser, login, testConfig, type TestDatabase } from '../helpers.js';
 import type { FastifyInstance } from 'fastify';

@@ -1,27 +1,36 @@
 import { DEPARTAMENTOS, municipiosOf } from '../divipola.js';
-import {
-  DIAGNOSTICOS,
-  ENTIDADES_SALUD,
-  ESTADOS_CIVILES,
-  ESTRATOS,
-  GENEROS,
-  MAX_LENGTHS,
-  PROGRAMAS,
-  TIPOS_DOCUMENTO,
-  ZONAS,
-  type Choice,
-} from '../patient.rules.js';
+import type { Choice } from '../patient.rules.js';
 import { SelectField, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
 import { DIVIPOLA_CATALOGUE_URL } from '../divipola.catalogue.js';
 import { formLabel } from '../../shared/field-defs.js';
-import { PATIENT_FIELDS, type PatientFieldName } from '../patient.fields.js';
+import {
+  PATIENT_FIELDS,
+  PATIENT_FORM_FIELDS,
+  PATIENT_FORM_SECTIONS,
+  type PatientField,
+  type PatientFieldName,
+  type PatientFormSection,
+} from '../patient.fields.js';
 
 /** A field's label, from the definitions the history reads too. */
 const L = (name: PatientFieldName): string => formLabel(PATIENT_FIELDS[name]);
 
-/** The form's labels by field name, in form order (the error summary lists the fields in error with them). */
+/** The fields of each fieldset: the table's order, a field with `after` placed after that one. */
+const SECTION_FIELDS: ReadonlyMap<PatientFormSection, readonly PatientFieldName[]> = new Map(
+  PATIENT_FORM_SECTIONS.map((section) => {
+    const inSection = PATIENT_FORM_FIELDS.filter((n) => PATIENT_FIELDS[n].form.section === section);
+    const placed = inSection.filter((n) => !('after' in PATIENT_FIELDS[n].form));
+    for (const n of inSection) {
+      const after = (PATIENT_FIELDS[n].form as { after?: string }).after;
+      if (after !== undefined) placed.splice(placed.indexOf(after as PatientFieldName) + 1, 0, n);
+    }
+    return [section, placed];
+  }),
+);
+
+/** The form's labels by field name, in the form's order (the error summary lists the fields in error with them). */
 export const PATIENT_FORM_LABELS: Readonly<Record<string, string>> = Object.fromEntries(
-  (Object.keys(PATIENT_FIELDS) as PatientFieldName[]).map((name) => [name, L(name)]),
+  PATIENT_FORM_SECTIONS.flatMap((section) => SECTION_FIELDS.get(section)!.map((name) => [name, L(name)])),
 );
 
 /** Options as strings, plus the posted value when it is not one of them, so an invalid choice is shown again. */
@@ -103,83 +112,48 @@ function PlaceSelect(props: {
   );
 }
 
+/** One field as the field table describes it; departamento and ciudad are the place selects. */
+function PatientInput({ name, values, errors }: { name: PatientFieldName; values: FormValues; errors: FieldErrors }) {
+  const def: PatientField<unknown> = PATIENT_FIELDS[name];
+  if (name === 'departamento') {
+    return <PlaceSelect name="departamento" label={L(name)} options={DEPARTAMENTOS} values={values} errors={errors} required={def.required} hint={def.form.hint} />;
+  }
+  if (name === 'ciudad') {
+    // The server narrows the cities to the chosen department (so it works with scripts off); app.js does it live.
+    const municipios = municipiosOf(values.departamento || 'SANTANDER');
+    return <PlaceSelect name="ciudad" label={L(name)} options={municipios} values={values} errors={errors} required={def.required} hint={def.form.hint} />;
+  }
+  if (def.kind === 'choice') return <Choose name={name} label={L(name)} choices={def.choices as readonly Choice<string | number>[]} values={values} errors={errors} />;
+  const decimal = def.kind === 'decimal' || def.kind === 'money';
+  return (
+    <TextField
+      name={name}
+      label={L(name)}
+      type={def.form.input}
+      inputMode={decimal ? 'decimal' : undefined}
+      values={values}
+      errors={errors}
+      required={def.required || undefined}
+      maxLength={def.maxLength}
+      hint={def.form.hint}
+    />
+  );
+}
+
 /** Every field of the patient form, in the fieldsets a person scans: decisions §4. */
 export function PatientFields({ values, errors }: { values: FormValues; errors: FieldErrors }) {
-  const v = values;
-  const e = errors;
-  // The server narrows the cities to the chosen department (so it works with scripts off); app.js does it live.
-  const municipios = municipiosOf(v.departamento || 'SANTANDER');
   return (
     <>
-      <fieldset>
-        <legend>Identificación</legend>
-        <div class="fields">
-          <TextField name="nombre" label={L('nombre')} values={v} errors={e} required maxLength={MAX_LENGTHS.nombre} />
-          <TextField name="apellido" label={L('apellido')} values={v} errors={e} required maxLength={MAX_LENGTHS.apellido} />
-          <Choose name="tipo_documento" label={L('tipo_documento')} choices={TIPOS_DOCUMENTO} values={v} errors={e} />
-          <TextField name="documento" label={L('documento')} values={v} errors={e} required maxLength={MAX_LENGTHS.documento} />
-          <TextField name="fecha_nacimiento" label={L('fecha_nacimiento')} type="date" values={v} errors={e} required />
-          <Choose name="genero" label={L('genero')} choices={GENEROS} values={v} errors={e} />
-          <Choose name="estado_civil" label={L('estado_civil')} choices={ESTADOS_CIVILES} values={v} errors={e} />
-        </div>
-      </fieldset>
-      <fieldset>
-        <legend>Contacto</legend>
-        <div class="fields">
-          <TextField name="telefono" label={L('telefono')} type="tel" values={v} errors={e} required maxLength={MAX_LENGTHS.telefono} />
-          <TextField name="celular" label={L('celular')} type="tel" values={v} errors={e} required maxLength={MAX_LENGTHS.celular} />
-        </div>
-      </fieldset>
-      <fieldset>
-        <legend>Ubicación</legend>
-        <div class="fields">
-          <PlaceSelect name="departamento" label={L('departamento')} options={DEPARTAMENTOS} values={v} errors={e} required={false} hint="Si lo deja vacío: SANTANDER." />
-          <PlaceSelect
-            name="ciudad"
-            label={L('ciudad')}
-            options={municipios}
-            values={v}
-            errors={e}
-            required
-            hint="Municipios del departamento elegido."
-          />
-          <Choose name="zona" label={L('zona')} choices={ZONAS} values={v} errors={e} />
-          <Choose name="estrato" label={L('estrato')} choices={ESTRATOS} values={v} errors={e} />
-        </div>
-      </fieldset>
-      <fieldset>
-        <legend>Medidas</legend>
-        <div class="fields">
-          <TextField name="peso" label={L('peso')} inputMode="decimal" values={v} errors={e} hint="Ej.: 72,5 — hasta 999,99" />
-          <TextField name="altura" label={L('altura')} inputMode="decimal" values={v} errors={e} hint="Ej.: 1,75 — hasta 99,99" />
-          <TextField name="perimetro_abdominal" label={L('perimetro_abdominal')} inputMode="decimal" values={v} errors={e} hint="Hasta 999,99" />
-          <TextField name="cuello" label={L('cuello')} inputMode="decimal" values={v} errors={e} hint="Hasta 999,99" />
-        </div>
-      </fieldset>
-      <fieldset>
-        <legend>Remisión</legend>
-        <div class="fields">
-          <TextField name="medico_remitente" label={L('medico_remitente')} values={v} errors={e} required maxLength={MAX_LENGTHS.medico_remitente} />
-          <TextField name="especialidad" label={L('especialidad')} values={v} errors={e} required maxLength={MAX_LENGTHS.especialidad} />
-          <Choose name="diagnostico_clinico" label={L('diagnostico_clinico')} choices={DIAGNOSTICOS} values={v} errors={e} />
-        </div>
-      </fieldset>
-      <fieldset>
-        <legend>Programa</legend>
-        <div class="fields">
-          <Choose name="programa" label={L('programa')} choices={PROGRAMAS} values={v} errors={e} />
-          <Choose name="entidad_salud" label={L('entidad_salud')} choices={ENTIDADES_SALUD} values={v} errors={e} />
-          <TextField name="valor_capita" label={L('valor_capita')} inputMode="decimal" values={v} errors={e} hint="Si lo deja vacío: 259.783." />
-          <TextField
-            name="fecha_inicio_programa"
-            label={L('fecha_inicio_programa')}
-            type="date"
-            values={v}
-            errors={e}
-            hint="Inicio del ciclo activo. Si lo deja vacío: hoy al crear; sin cambios al editar."
-          />
-        </div>
-      </fieldset>
+      {PATIENT_FORM_SECTIONS.map((section) => (
+        <fieldset>
+          <legend>{section}</legend>
+          <div class="fields">
+            {SECTION_FIELDS.get(section)!.map((name) => (
+              <PatientInput name={name} values={values} errors={errors} />
+            ))}
+          </div>
+        </fieldset>
+      ))}
     </>
   );
 }

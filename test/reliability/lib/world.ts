@@ -4,9 +4,9 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../../../src/db/database.js';
-import { recordAudit } from '../../../src/audit/audit.repository.js';
-import { openIngreso } from '../../../src/ingresos/ingreso.repository.js';
-import { patientDerivedColumns } from '../../../src/patients/patient.rules.js';
+import { createPatient } from '../../../src/patients/patient.actions.js';
+import { validatePatientForm } from '../../../src/patients/patient.schema.js';
+import { todayIn } from '../../../src/shared/dates.js';
 
 let counter = 0;
 /** A documento no other test, file or process uses (≤ 20 characters). */
@@ -76,46 +76,19 @@ export interface World {
   examId: number | null;
 }
 
-/** A patient with an ACTIVO Ingreso, written straight into the database (independent of the patient routes). */
+/**
+ * A patient with an ACTIVO Ingreso, created by the application's own use case (the create action, without the
+ * routes), so that it carries what every created patient carries.
+ */
 export async function seedPatient(db: Db, overrides: Record<string, string> = {}, fechaInicio = '2026-10-01'): Promise<{ patientId: number; ingresoId: number; documento: string }> {
-  const f = patientForm(overrides);
-  const now = new Date().toISOString();
-  return db.transaction().execute(async (trx) => {
-    const row = await trx
-      .insertInto('patients')
-      .values({
-        nombre: f.nombre!,
-        apellido: f.apellido!,
-        tipo_documento: f.tipo_documento!,
-        documento: f.documento!,
-        fecha_nacimiento: f.fecha_nacimiento!,
-        genero: f.genero!,
-        departamento: f.departamento!,
-        ciudad: f.ciudad!,
-        zona: f.zona!,
-        telefono: f.telefono!,
-        celular: f.celular!,
-        estado_civil: f.estado_civil!,
-        entidad_salud: f.entidad_salud!,
-        estrato: Number(f.estrato),
-        peso: 8050,
-        altura: 170,
-        perimetro_abdominal: 10000,
-        cuello: 4000,
-        medico_remitente: f.medico_remitente!,
-        especialidad: f.especialidad!,
-        diagnostico_clinico: f.diagnostico_clinico!,
-        programa: f.programa!,
-        ...patientDerivedColumns({ nombre: f.nombre!, apellido: f.apellido!, documento: f.documento! }),
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const ingresoId = await openIngreso(trx, { pacienteId: row.id, fechaInicio, userId: null, now });
-    await recordAudit(trx, { at: new Date(now), actor: null, action: 'patient.create', entityType: 'patient', entityId: row.id, patientId: row.id, changes: { seeded: 'reliability test' } });
-    return { patientId: row.id, ingresoId, documento: f.documento! };
-  });
+  const at = new Date();
+  const form = validatePatientForm(patientForm({ ...overrides, fecha_inicio_programa: fechaInicio }), todayIn('America/Bogota', at));
+  if (!form.ok) throw new Error(`seedPatient: invalid form ${JSON.stringify(form.errors)}`);
+  const ctx = { db, clock: { now: () => at }, timeZone: 'America/Bogota', actor: null };
+  const created = await createPatient(ctx, { patient: form.patient, fechaInicioPrograma: fechaInicio, otherPerson: true });
+  if (!created.ok) throw new Error(`seedPatient: ${JSON.stringify(created)}`);
+  const ingreso = await db.selectFrom('ingresos').select('id').where('paciente_id', '=', created.id).executeTakeFirstOrThrow();
+  return { patientId: created.id, ingresoId: ingreso.id, documento: form.patient.documento };
 }
 
 /** Any exam record of the Ingreso, or null (before the exams feature stores any). */

@@ -3,11 +3,11 @@
 // (test/import-graph.test.ts). The application composes them here, above the features, and gives them to the
 // trail once when it is built (decision 0035).
 
-import { auditFields, registerAuditFields } from './audit/audit.format.js';
-import { EXAM_FIELDS } from './exams/exam.fields.js';
-import { INGRESO_FIELDS } from './ingresos/ingreso.fields.js';
-import { PATIENT_FIELDS } from './patients/patient.fields.js';
-import type { FieldDefs } from './shared/field-defs.js';
+import { auditFields, registerAuditFields } from '../audit/audit.format.js';
+import { EXAM_FIELDS } from '../exams/exam.fields.js';
+import { INGRESO_FIELDS } from '../ingresos/ingreso.fields.js';
+import { PATIENT_FIELDS } from '../patients/patient.fields.js';
+import type { FieldDefs } from '../shared/field-defs.js';
 
 /** entity_type → its fields, with the names an entry of that type also writes (the cycle a patient starts with…). */
 export const FIELDS_BY_ENTITY: Readonly<Record<string, FieldDefs>> = {

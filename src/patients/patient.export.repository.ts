@@ -3,7 +3,7 @@
 // EXPORT_PAGE_SIZE in the lists' order (apellido, nombre, id) instead of pages of ten.
 
 import type { Executor } from '../db/database.js';
-import { patientListFilter } from '../patients/patient.repository.js';
+import { patientListFilter } from './patient.repository.js';
 
 export interface PatientExportQuery {
   query: string;
@@ -73,7 +73,7 @@ export async function findPatientExportPage(
     );
   }
   const rows = await query.orderBy('p.apellido_norm').orderBy('p.nombre_norm').orderBy('p.id').limit(limit).execute();
-  return rows as PatientExportRow[];
+  return rows;
 }
 
 /** Every Ingreso of the given patients, newest first within each patient. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { recordAudit } from '../audit/audit.repository.js';
-import { createPatient } from '../patients/patient.fixtures.js';
-import { createTestContext, loggedInClient, type TestClient, type TestContext } from '../../test/helpers.js';
+import { recordAudit } from '../src/audit/audit.repository.js';
+import { createPatient } from './fixtures/patient.fixtures.js';
+import { createTestContext, loggedInClient, type TestClient, type TestContext } from './helpers.js';
 
 // Today: 2026-11-22 in America/Bogota.
 
