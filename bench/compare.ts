@@ -232,7 +232,7 @@ async function main(): Promise<void> {
         for (const side of r % 2 === 0 ? sides : [...sides].reverse()) {
           const run = await measure(side, page, r);
           failures += run.failed!;
-          runs[page]![side.label].push(run);
+          runs[page][side.label].push(run);
         }
       }
       const m = (label: Side['label'], key: string) => median(runs[page]![label].map((x) => x[key]!));

@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     if (e.level === 'query' && capture) capture.push({ sql: e.query.sql, parameters: e.query.parameters, ms: e.queryDurationMillis });
   });
   const fixturesHandle = openDatabase(url, { poolSize: 1 });
-  const fixtures = await loadFixtures(fixturesHandle.db as unknown as Kysely<any>);
+  const fixtures = await loadFixtures(fixturesHandle.db);
   const config = loadConfig({ ...process.env, APP_ENV: 'production', SIGNING_SECRET: randomBytes(32).toString('hex'), ALLOWED_HOSTS: '127.0.0.1', DATABASE_URL: url });
   const app = await buildApp({ config, db, engine, clock: systemClock, logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   try {
     const session = new Session(base);
     await session.login(BENCH_USERNAME, BENCH_PASSWORD);
-    for (const s of scenarios(fixtures, fixturesHandle.db as unknown as Kysely<any>, session)) {
+    for (const s of scenarios(fixtures, fixturesHandle.db, session)) {
       if (s.expect !== 200 || (only && !only.has(s.key))) continue;
       const request = s.next();
       // Warm once (statement caches, JIT), then measure.

@@ -526,7 +526,7 @@ async function main(): Promise<void> {
     // The next batch is generated while the database writes this one (generation yields to the event loop every
     // few hundred patients, so the writer's next statement goes out as soon as the previous one is done).
     let inFlight: Promise<unknown> = Promise.resolve();
-    let writeError: unknown = null;
+    let writeError = null as Error | null; // set by a callback: typed wide so the checks below are not narrowed to null
     for (let done = 0; done < total; done += CHUNK) {
       const out: Batch = { patients: [], ingreso_historial: [], audit_log: [], levels: [] };
       const n = Math.min(CHUNK, total - done);
@@ -550,7 +550,7 @@ async function main(): Promise<void> {
             console.log(`  ${formatInt(done + n).padStart(11)} / ${formatInt(total)} pacientes  (${seconds(performance.now() - started)})`);
           }
         },
-        (err: unknown) => void (writeError = err),
+        (err: unknown) => void (writeError = err instanceof Error ? err : new Error(String(err))),
       );
     }
     await inFlight;

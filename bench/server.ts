@@ -73,7 +73,7 @@ export async function startServer(databaseUrl: string, logFile: string, options:
   const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const build = options.build ?? (await buildOf(ROOT));
   const [command, ...wrapperArgs] = [...(options.wrapper ?? []), process.execPath];
-  const child: ChildProcess = spawn(command!, [...wrapperArgs, ...extra, ...(options.nodeFlags ?? []), ...build.nodeFlags, build.bundle], {
+  const child: ChildProcess = spawn(command, [...wrapperArgs, ...extra, ...(options.nodeFlags ?? []), ...build.nodeFlags, build.bundle], {
     cwd: build.root,
     env: {
       ...process.env,

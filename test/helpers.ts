@@ -178,7 +178,7 @@ export class TestClient {
     if (token) this.csrfToken = token;
     // A new CSRF secret (login, logout) makes the tokens of earlier pages useless, as in a browser.
     else if ((res.cookies as { name: string }[]).some((c) => c.name === 'csrftoken')) this.csrfToken = null;
-    return { status: res.statusCode, headers: res.headers, body: res.body, location: res.headers.location as string | undefined };
+    return { status: res.statusCode, headers: res.headers, body: res.body, location: res.headers.location };
   }
 
   get(url: string, headers?: Record<string, string>): Promise<TestResponse> {

@@ -119,7 +119,7 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
     pages.get = ((page, input) => {
       served.push(page.name);
       return get(page, input);
-    }) as typeof pages.get;
+    });
     keptClient = new TestClient(ctx.app);
     freshClient = new TestClient(fresh);
     adminName = admin.username;

@@ -88,7 +88,7 @@ async function write(db: Db, userId: number, patients: number[], records: number
       await db.transaction().execute((trx) =>
         applyStatusChange(trx, {
           ingresoId: open.id,
-          from: open.estado as 'ACTIVO' | 'SUSPENDIDO',
+          from: open.estado,
           to: c.to,
           fechaFin: ended ? DATES[c.fecha]! : null,
           motivo: c.to === 'ACTIVO' ? null : 'Motivo',

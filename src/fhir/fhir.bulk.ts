@@ -29,7 +29,7 @@ async function readBatch(db: Db, range: { fromId: number; toId: number }): Promi
   return db.connection().execute(async (conn) => {
     await sql`begin deferred`.execute(conn);
     try {
-      return await loadPatientRecords(conn as Executor, range);
+      return await loadPatientRecords(conn, range);
     } finally {
       await sql`commit`.execute(conn);
     }

@@ -13,7 +13,7 @@ export const PREVIEW_PROBLEM_ROWS = 500;
 export const PREVIEW_VALID_ROWS = 100;
 
 /** The stored patient's fields, in the order a plan row carries them. */
-export const PLAN_FIELDS = PATIENT_FORM_FIELDS.filter((f) => f !== 'fecha_inicio_programa') as (keyof PatientInput)[];
+export const PLAN_FIELDS = PATIENT_FORM_FIELDS.filter<keyof PatientInput>((f): f is keyof PatientInput => f !== 'fecha_inicio_programa');
 
 export interface ImportSummary {
   kind: 'csv' | 'xlsx';

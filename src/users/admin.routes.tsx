@@ -28,7 +28,7 @@ export async function userAdminRoutes(app: FastifyInstance): Promise<void> {
     const id = parseId((request.params as { id?: string }).id);
     const user = id === null ? undefined : await findUserById(db, id);
     if (!user) {
-      await reply.callNotFound();
+      reply.callNotFound();
       return null;
     }
     return user;

@@ -73,7 +73,7 @@ export function TextField(
         value={values[name] ?? ''}
         required={required}
         maxLength={maxLength}
-        inputMode={inputMode as 'decimal' | undefined}
+        inputMode={inputMode}
         autocomplete={autocomplete}
         {...aria(name, errors, hint, idPrefix)}
       />

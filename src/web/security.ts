@@ -94,7 +94,7 @@ export function helmetHeaders(options: HelmetOptions): Record<string, string> {
     },
   };
   helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, (err?: unknown) => {
-    if (err) throw err;
+    if (err) throw err instanceof Error ? err : new Error(String(err));
   });
   return headers;
 }

@@ -35,7 +35,7 @@ test('log in, read the dashboard chart, download the capitation CSV', async () =
   await page.getByLabel('Entidad de salud').selectOption('ENTITY_A');
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Descargar CSV' }).click()]);
   assert.equal(download.suggestedFilename(), 'capita-2026-11-ENTITY_A.csv');
-  const bytes = await readFile((await download.path())!);
+  const bytes = await readFile((await download.path()));
   assert.deepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf]);
   assert.equal(
     bytes.toString('utf8'),

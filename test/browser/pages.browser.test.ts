@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import type * as AxeCore from 'axe-core';
 import { insertExamRecord } from '../../src/exams/exam.repository.js';
 import { createPatient } from '../fixtures/patient.fixtures.js';
 import { createUser } from '../helpers.js';
@@ -60,7 +61,7 @@ async function problemsOf(page: Page, consoleErrors: string[]): Promise<string[]
   if (scrollWidth > innerWidth) out.push(`scrolls sideways: ${scrollWidth} > ${innerWidth}`);
   // axe-core is put in every page by the context's init script (see the test below), so nothing is injected here.
   const violations = await page.evaluate(async () => {
-    const { axe } = window as unknown as { axe: typeof import('axe-core') };
+    const { axe } = window as unknown as { axe: typeof AxeCore };
     const result = await axe.run(document, { resultTypes: ['violations'] });
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
   });

@@ -32,7 +32,7 @@ function validatorFor(resourceType: string): ValidateFunction {
 export function fhirSchemaErrors(resource: { resourceType: string }): string[] {
   const type = resource.resourceType;
   const validate = validatorFor(type);
-  if (validate(resource as unknown)) return [];
+  if (validate(resource)) return [];
   return (validate.errors ?? []).slice(0, 20).map((e) => `${type}${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
 }
 

@@ -81,6 +81,6 @@ export async function hugeStringXlsx(chars: number, declaredSize?: number): Prom
 
 /** A workbook whose sheet declares `declared` bytes but inflates to ~`actual`. */
 export function lyingSheetXlsx(declared: number, actual: number): Buffer {
-  const parts = xlsxParts([{ name: 'Hoja1', rows: [['nombre'], ...Array.from({ length: Math.ceil(actual / 60) }, () => [{ inline: 'x' } as XCell])] }]);
+  const parts = xlsxParts([{ name: 'Hoja1', rows: [['nombre'], ...Array.from({ length: Math.ceil(actual / 60) }, () => [{ inline: 'x' }])] }]);
   return zipParts(parts.map((p) => (p.name === 'xl/worksheets/sheet1.xml' ? { ...p, declaredSize: declared } : p)));
 }

@@ -38,7 +38,7 @@ export async function uploadFile(
   const res = await ctx.app.inject({ method: 'POST', url: options.url ?? '/patients/import/', payload, headers: { cookie, 'content-type': contentType } });
   const token = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(res.body)?.[1];
   if (token) client.csrfToken = token;
-  return { status: res.statusCode, headers: res.headers, body: res.body, location: res.headers.location as string | undefined };
+  return { status: res.statusCode, headers: res.headers, body: res.body, location: res.headers.location };
 }
 
 /** The hidden fields of the preview's confirm form. */

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { todayIn } from '../../src/shared/dates.js';
-import { Client, type Resp } from './lib/client.js';
+import { type Client, type Resp } from './lib/client.js';
 import { createReliabilityContext, report, type ReliabilityContext } from './lib/context.js';
 import { fillRoute, routesOf, type RouteInfo } from './lib/routes.js';
 import { countRows, examForm, fingerprint, patientForm, PATIENT_TEXT_FIELDS, resolveParam, uniqueDocumento, type World } from './lib/world.js';

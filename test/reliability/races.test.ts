@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { todayIn } from '../../src/shared/dates.js';
-import { Client, type Resp } from './lib/client.js';
+import { type Client, type Resp } from './lib/client.js';
 import { createReliabilityContext, report, type ReliabilityContext } from './lib/context.js';
 import { brokenInvariants, examForm, patientForm, seedPatient, uniqueDocumento } from './lib/world.js';
 

@@ -78,7 +78,7 @@ try {
   const errorSamples: string[] = [];
   let rssWarm = NaN;
   // After the warm-up, every patient's pages are read once (so each is kept) before the RSS the end is held to.
-  let pagesWarm: Promise<number> | null = null;
+  let pagesWarm = null as Promise<number> | null; // set by the sampler: typed wide so the read below is not narrowed to null
   const rssSamples: number[] = [];
   const sampler = setInterval(() => {
     const t = Date.now();

@@ -48,8 +48,8 @@ async function launch(serve: string, whileRunning?: (launcherPid: number) => Pro
   const launcher = spawn(process.execPath, [path.join(dir, 'server.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  launcher.stdout!.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-  launcher.stderr!.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  launcher.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+  launcher.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
   const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     launcher.once('close', (code, signal) => resolve({ code, signal })),
   );

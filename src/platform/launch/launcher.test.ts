@@ -35,8 +35,8 @@ async function start(nodeArgs: string[], extraEnv: Record<string, string> = {}):
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  launcher.stdout!.on('data', (d: Buffer) => (output += d.toString('utf8')));
-  launcher.stderr!.on('data', (d: Buffer) => (output += d.toString('utf8')));
+  launcher.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')));
+  launcher.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')));
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => launcher.once('exit', (code, signal) => resolve({ code, signal })));
   const deadline = Date.now() + 30_000;
   for (;;) {

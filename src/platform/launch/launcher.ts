@@ -24,8 +24,8 @@ if (relaunch === null) {
     env: relaunch.env,
   });
   const tail = new StderrTail();
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => {
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
     tail.push(chunk);
     process.stderr.write(chunk);
   });

@@ -45,8 +45,8 @@ export async function startServer(databaseUrl: string, env: Record<string, strin
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
