@@ -1,10 +1,12 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * Rendered fragments (and what was computed with them), each kept under the data version it was computed for,
- * least recently used dropped first past a bound in bytes. A request reads the version before anything else, so
- * nothing kept is older than the version it is kept under; an entry is served only to a request that read the
- * same version, and is computed again (replacing it) for any other (decisions 0016, 0049). Concurrent requests
- * for a missing key share one computation. One cache per application instance: tests run several databases in
- * one process.
+ * least recently used dropped first past a bound in bytes (lru-cache's `maxSize`, decision 0086). A request reads
+ * the version before anything else, so nothing kept is older than the version it is kept under; an entry is served
+ * only to a request that read the same version, and is computed again (replacing it) for any other (decisions 0016,
+ * 0049). Concurrent requests for a missing key share one computation. One cache per application instance: tests
+ * run several databases in one process.
  *
  * `oneVersion`: every entry depends on the same version (a page kept by table versions), so a new version
  * empties the cache at once instead of leaving the stale entries to be replaced or dropped one by one.
@@ -12,46 +14,41 @@
 interface Entry<T> {
   version: string;
   value: Promise<T>;
-  /** undefined while it is being computed */
-  bytes: number | undefined;
 }
 
 export class FragmentCache<T extends { readonly bytes: number }> {
-  private readonly entries = new Map<string, Entry<T>>();
-  private bytes = 0;
+  /** Computed entries, bounded in bytes. */
+  private readonly kept: LRUCache<string, Entry<T>>;
+  /** Computations not finished yet: not counted, never dropped by the bound. */
+  private readonly computing = new Map<string, Entry<T>>();
   private latest: string | null = null;
 
-  constructor(
-    private readonly maxBytes: number,
-    private readonly oneVersion = false,
-  ) {}
+  constructor(maxBytes: number, private readonly oneVersion = false) {
+    this.kept = new LRUCache<string, Entry<T>>({ maxSize: maxBytes });
+  }
 
   get(version: string, key: string, compute: () => Promise<T>): Promise<T> {
     if (this.oneVersion && version !== this.latest) {
       this.latest = version;
-      this.entries.clear();
-      this.bytes = 0;
+      this.kept.clear();
+      this.computing.clear();
     }
-    const hit = this.entries.get(key);
-    if (hit?.version === version) {
-      // Most recently used last: Map keeps insertion order.
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-      return hit.value;
-    }
-    if (hit !== undefined) this.forget(key, hit);
-    const entry: Entry<T> = { version, value: compute(), bytes: undefined };
-    this.entries.set(key, entry);
+    const hit = this.kept.get(key);
+    if (hit?.version === version) return hit.value;
+    const pending = this.computing.get(key);
+    if (pending?.version === version) return pending.value;
+    if (hit !== undefined) this.kept.delete(key);
+    const entry: Entry<T> = { version, value: compute() };
+    this.computing.set(key, entry);
     entry.value.then(
       (v) => {
-        if (this.entries.get(key) !== entry) return;
-        entry.bytes = v.bytes;
-        this.bytes += v.bytes;
-        this.evict();
+        if (this.computing.get(key) !== entry) return; // replaced by a newer version meanwhile
+        this.computing.delete(key);
+        this.kept.set(key, entry, { size: Math.max(1, v.bytes) });
       },
       () => {
         // A failed computation is forgotten: the next request tries again.
-        if (this.entries.get(key) === entry) this.entries.delete(key);
+        if (this.computing.get(key) === entry) this.computing.delete(key);
       },
     );
     return entry.value;
@@ -59,19 +56,6 @@ export class FragmentCache<T extends { readonly bytes: number }> {
 
   /** Bytes held (tests, benchmark). */
   get size(): number {
-    return this.bytes;
-  }
-
-  private forget(key: string, entry: Entry<T>): void {
-    this.entries.delete(key);
-    if (entry.bytes !== undefined) this.bytes -= entry.bytes;
-  }
-
-  private evict(): void {
-    for (const [key, entry] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
-      if (entry.bytes === undefined) continue; // still being computed
-      this.forget(key, entry);
-    }
+    return this.kept.calculatedSize;
   }
 }
