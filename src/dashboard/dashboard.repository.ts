@@ -247,7 +247,8 @@ export async function findCapitaRowsOfIngresos(db: Executor, ingresoIds: readonl
  * Whether the history row `h` of the Ingreso `i` took effect before the day `date` (`instant`, its start in
  * TIME_ZONE): on the Ingreso's fecha_inicio when it opened it (desde null); else on its `fecha`
  * (fecha_terminacion for a termination); else, for suspension and reactivation, at its timestamp `at`. The
- * capitation report and the novedades report date a change by it (decision 0130).
+ * capitation report dates a change by it; the novedades report reads the same dates as three exclusive ranges
+ * (novedades.repository.ts, decision 0130).
  */
 export const effectiveBefore = (h: 'h' | 'h2', date: string, instant: string): Expression<SqlBool> =>
   sql<SqlBool>`((${sql.ref(`${h}.desde`)} is null and i.fecha_inicio < ${date})

@@ -1,15 +1,14 @@
 // Every SQL statement of the month's enrolment report per insurer (GET /dashboard/novedades/, decision 0130).
 // The enrolled patients are the capitation list, read through the very builders capita.csv uses
 // (currentCapitaPatients, pastCapitaPatients); the novedades are the month's changes of estado (ingreso_historial,
-// dated as the capitation report dates them: effectiveBefore) and the patients' changes of insurer, read from the
+// dated as the capitation report dates them) and the patients' changes of insurer, read from the
 // audit trail's patient.update entries.
 
-import { sql, type SqlBool } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { isPostgres, type Executor } from '../db/database.js';
 import {
   CAPITA_PATIENT_COLUMNS,
   currentCapitaPatients,
-  effectiveBefore,
   pastCapitaPatients,
   type CapitaQuery,
   type CapitaRow,
@@ -33,10 +32,14 @@ export async function capitaTotals(db: Executor, q: CapitaQuery): Promise<Capita
   return { pacientes: Number(row.pacientes), total: Number(row.total) };
 }
 
-/** One page of the capitation list, in capita.csv's order (entidad_salud, apellido, nombre, id). */
-export async function findCapitaPage(db: Executor, q: CapitaQuery, offset: number, limit: number): Promise<CapitaRow[]> {
+/**
+ * One page of the capitation list, in capita.csv's order (entidad_salud, apellido, nombre, id), with the list's
+ * totals when the page has rows. A past month's list is computed from the history once for both (a window over
+ * the whole list); this month's count is a cheap walk of patients_active_capita_idx, asked apart.
+ */
+export async function findCapitaPage(db: Executor, q: CapitaQuery, offset: number, limit: number): Promise<{ rows: CapitaRow[]; totals: CapitaTotals | null }> {
   if (q.kind === 'current') {
-    return currentCapitaPatients(db, q.entidad, q.end)
+    const rows = await currentCapitaPatients(db, q.entidad, q.end)
       .select([...CAPITA_PATIENT_COLUMNS, sql<string>`p.activo_desde`.as('fecha_inicio')])
       .orderBy('p.entidad_salud')
       .orderBy('p.apellido_norm')
@@ -45,10 +48,16 @@ export async function findCapitaPage(db: Executor, q: CapitaQuery, offset: numbe
       .limit(limit)
       .offset(offset)
       .execute();
+    return { rows, totals: rows.length === 0 && offset === 0 ? { pacientes: 0, total: 0 } : null };
   }
-  return pastCapitaPatients(db, q)
+  const found = await pastCapitaPatients(db, q)
     .innerJoin('ingresos as i', 'i.id', 'l.id')
-    .select([...CAPITA_PATIENT_COLUMNS, 'i.fecha_inicio'])
+    .select([
+      ...CAPITA_PATIENT_COLUMNS,
+      'i.fecha_inicio',
+      sql<number | string>`count(*) over ()`.as('list_count'),
+      sql<number | string>`sum(p.valor_capita) over ()`.as('list_total'),
+    ])
     .orderBy('p.entidad_salud')
     .orderBy('p.apellido_norm')
     .orderBy('p.nombre_norm')
@@ -56,6 +65,9 @@ export async function findCapitaPage(db: Executor, q: CapitaQuery, offset: numbe
     .limit(limit)
     .offset(offset)
     .execute();
+  const first = found[0];
+  const totals = first ? { pacientes: Number(first.list_count), total: Number(first.list_total) } : offset === 0 ? { pacientes: 0, total: 0 } : null;
+  return { rows: found.map(({ list_count: _n, list_total: _t, ...row }) => row), totals };
 }
 
 /** One novedad: a change of estado of an Ingreso (origen 0) or of a patient's insurer (origen 1). */
@@ -86,23 +98,20 @@ const ENTIDAD_CHANGED = '%"entidad_salud":[%';
 
 /**
  * The month's changes of estado of the Ingresos of the insurer's patients (the patient's entidad_salud as it is,
- * as capita.csv selects them), each dated as the capitation report dates it. The CASE is novedadOfChange.
+ * as capita.csv selects them), each in the month it took effect as the capitation report dates it
+ * (effectiveBefore): an opening on its Ingreso's fecha_inicio, a change on its `fecha`, an undated change at its
+ * timestamp. Those three are exclusive, so the month's changes are the union of three ranges, each over an index
+ * (ingresos_fecha_inicio_idx, ingreso_historial_fecha_idx, ingreso_historial_at_idx) instead of a scan of the
+ * whole history. The CASE is novedadOfChange.
  */
 function estadoChanges(db: Executor, q: NovedadesQuery) {
-  return db
-    .selectFrom('ingreso_historial as h')
-    .innerJoin('ingresos as i', 'i.id', 'h.ingreso_id')
-    .innerJoin('patients as p', 'p.id', 'i.paciente_id')
-    .where('p.entidad_salud', '=', q.entidad)
-    .where('i.fecha_inicio', '<', q.end)
-    .where(effectiveBefore('h', q.end, q.endInstant))
-    .where(sql<SqlBool>`not ${effectiveBefore('h', q.start, q.startInstant)}`)
-    .select([
+  const columns = (orden: RawBuilder<string>) =>
+    [
       sql<number>`0`.as('origen'),
       'h.id as id',
       sql<NovedadTipo>`case when h.desde is null then 'APERTURA' when h.hacia = 'SUSPENDIDO' then 'SUSPENSION'
         when h.hacia = 'TERMINADO' then 'TERMINACION' else 'REACTIVACION' end`.as('tipo'),
-      sql<string>`case when h.desde is null then i.fecha_inicio when h.fecha is not null then h.fecha else h.at end`.as('orden'),
+      orden.as('orden'),
       'h.motivo as motivo',
       sql<string | null>`cast(null as text)`.as('entidad_anterior'),
       sql<string | null>`cast(null as text)`.as('entidad_nueva'),
@@ -113,7 +122,30 @@ function estadoChanges(db: Executor, q: NovedadesQuery) {
       'p.apellido as apellido',
       'p.entidad_salud as entidad_salud',
       'p.programa as programa',
-    ]);
+    ] as const;
+  const base = () =>
+    db
+      .selectFrom('ingreso_historial as h')
+      .innerJoin('ingresos as i', 'i.id', 'h.ingreso_id')
+      .innerJoin('patients as p', 'p.id', 'i.paciente_id')
+      .where('p.entidad_salud', '=', q.entidad)
+      .where('i.fecha_inicio', '<', q.end);
+  const opened = base()
+    .where('h.desde', 'is', null)
+    .where('i.fecha_inicio', '>=', q.start)
+    .select(columns(sql<string>`i.fecha_inicio`));
+  const dated = base()
+    .where('h.desde', 'is not', null)
+    .where('h.fecha', '>=', q.start)
+    .where('h.fecha', '<', q.end)
+    .select(columns(sql<string>`h.fecha`));
+  const undated = base()
+    .where('h.desde', 'is not', null)
+    .where('h.fecha', 'is', null)
+    .where('h.at', '>=', q.startInstant)
+    .where('h.at', '<', q.endInstant)
+    .select(columns(sql<string>`h.at`));
+  return opened.unionAll(dated).unionAll(undated);
 }
 
 /**

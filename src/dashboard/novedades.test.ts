@@ -52,6 +52,14 @@ async function buildWorld(ctx: TestContext): Promise<World> {
   await change(db, ids.a4i!, 'SUSPENDIDO', 'ACTIVO', '2026-11-05', '2026-11-05T14:00:00.000Z');
   await add('a5', { nombre: 'Elsa', apellido: 'Espitia', entidad_salud: A }, '2026-01-05');
   await change(db, ids.a5i!, 'ACTIVO', 'TERMINADO', '2026-11-10', '2026-11-12T15:00:00.000Z', 'Alta por mejoría');
+  // a7: a suspension stored without its date (rows older than the change's `fecha`): dated by its timestamp, 22:00
+  // on 30 September in Bogota (03:00 UTC on 1 October), so a novedad of September.
+  await add('a7', { nombre: 'Gloria', apellido: 'Galvis', entidad_salud: A }, '2026-08-01');
+  await db.updateTable('ingresos').set({ estado: 'SUSPENDIDO', updated_at: '2026-10-01T03:00:00.000Z' }).where('id', '=', ids.a7i!).execute();
+  await db
+    .insertInto('ingreso_historial')
+    .values({ ingreso_id: ids.a7i!, at: '2026-10-01T03:00:00.000Z', user_id: null, desde: 'ACTIVO', hacia: 'SUSPENDIDO', motivo: null, fecha: null })
+    .execute();
   // a6 moves from ENTITY_A to ENTITY_B on 5 November, through the real update of the record (its trail entry).
   const a6 = await add('a6', { nombre: 'Fabiola', apellido: 'Fuentes', entidad_salud: A, documento: 'NOV6' }, '2026-02-01');
   const at = new Date('2026-11-05T15:00:00.000Z');
@@ -183,6 +191,9 @@ describe('the month\'s enrolment report per insurer (novedades)', () => {
     // Recorded on 2 October, dated 30 September: a novedad of September.
     const sepB = tableRows((await client.get('/dashboard/novedades/?mes=2026-09&entidad_salud=ENTITY_B')).body, 'novedades');
     assert.deepEqual(sepB.map((r) => [r.tipo, r.pacienteId]), [['TERMINACION', ids.b2]]);
+    const sepA = tableRows((await client.get('/dashboard/novedades/?mes=2026-09&entidad_salud=ENTITY_A')).body, 'novedades');
+    assert.deepEqual(sepA.map((r) => [r.tipo, r.pacienteId]), [['SUSPENSION', ids.a4], ['SUSPENSION', ids.a7]]);
+    assert.match(sepA[1]!.text, /^30\/09\/2026 Suspensión Gloria Galvis/);
     const octB = await client.get('/dashboard/novedades/?mes=2026-10&entidad_salud=ENTITY_B');
     assert.deepEqual(tableRows(octB.body, 'novedades'), []);
     assert.match(octB.body, /Sin novedades en este mes/);
