@@ -7,7 +7,7 @@ import { mesCapita } from '../ingresos/ingreso.rules.js';
 import { capitaQueryOf } from './dashboard.export.js';
 import { capitaReferenceDate } from './dashboard.rules.js';
 import { novedadFecha } from './novedades.export.js';
-import { capitaTotals, countNovedades, findCapitaPage, findNovedadesPage } from './novedades.repository.js';
+import { countNovedades, findCapitaPage, findNovedadesPage } from './novedades.repository.js';
 import { NOVEDAD_TIPOS, NOVEDADES_PAGE_SIZE, type NovedadTipo, type ReportMonth } from './novedades.rules.js';
 import type { NovedadesReport } from './views/novedades.page.js';
 
@@ -21,19 +21,8 @@ export async function readNovedadesReport(
   const q = { ...capitaQueryOf(month, entidad, timeZone), entidad };
   const reference = capitaReferenceDate(month, today);
 
-  // This month's totals first (a walk of an index); a past month's come with its page (one pass over the history).
-  let totals = q.kind === 'current' ? await capitaTotals(db, q) : null;
-  let page = totals === null ? input.page : Math.min(input.page, pageCountOf(totals.pacientes));
-  let found = await findCapitaPage(db, q, (page - 1) * NOVEDADES_PAGE_SIZE, NOVEDADES_PAGE_SIZE);
-  if (totals === null && found.totals === null) {
-    // Past the last page means the last page (decisions §5).
-    totals = await capitaTotals(db, q);
-    page = pageCountOf(totals.pacientes);
-    found = await findCapitaPage(db, q, (page - 1) * NOVEDADES_PAGE_SIZE, NOVEDADES_PAGE_SIZE);
-  }
-  totals ??= found.totals!;
+  const { rows: inscritos, totals, page } = await findCapitaPage(db, q, input.page, NOVEDADES_PAGE_SIZE);
   const pageCount = pageCountOf(totals.pacientes);
-  const inscritos = found.rows;
 
   const byKind = await countNovedades(db, q);
   const counts = Object.fromEntries(NOVEDAD_TIPOS.map((t) => [t, byKind.get(t) ?? 0])) as Record<NovedadTipo, number>;

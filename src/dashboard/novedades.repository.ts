@@ -9,6 +9,7 @@ import { isPostgres, type Executor } from '../db/database.js';
 import {
   CAPITA_PATIENT_COLUMNS,
   currentCapitaPatients,
+  findCapitaRowsOfIngresos,
   pastCapitaPatients,
   type CapitaQuery,
   type CapitaRow,
@@ -34,41 +35,48 @@ export async function capitaTotals(db: Executor, q: CapitaQuery): Promise<Capita
 
 /**
  * One page of the capitation list, in capita.csv's order (entidad_salud, apellido, nombre, id), with the list's
- * totals when the page has rows. A past month's list is computed from the history once for both (a window over
- * the whole list); this month's count is a cheap walk of patients_active_capita_idx, asked apart.
+ * totals; a page past the last is the last (decisions §5). This month: the count and sum are one aggregate over a
+ * range of patients_active_capita_idx, the page a further range of it. A past month, as capita.csv reads it: the
+ * billable Ingresos in report order, computed from the history once (with the list's totals as a window over it;
+ * a LIMIT there would let PostgreSQL walk the patients in order and rescan the billable set for each), then the
+ * page's rows by their ids.
  */
-export async function findCapitaPage(db: Executor, q: CapitaQuery, offset: number, limit: number): Promise<{ rows: CapitaRow[]; totals: CapitaTotals | null }> {
+export async function findCapitaPage(
+  db: Executor,
+  q: CapitaQuery,
+  requestedPage: number,
+  pageSize: number,
+): Promise<{ rows: CapitaRow[]; totals: CapitaTotals; page: number }> {
   if (q.kind === 'current') {
+    const totals = await capitaTotals(db, q);
+    const page = clampPage(requestedPage, totals.pacientes, pageSize);
     const rows = await currentCapitaPatients(db, q.entidad, q.end)
       .select([...CAPITA_PATIENT_COLUMNS, sql<string>`p.activo_desde`.as('fecha_inicio')])
       .orderBy('p.entidad_salud')
       .orderBy('p.apellido_norm')
       .orderBy('p.nombre_norm')
       .orderBy('p.id')
-      .limit(limit)
-      .offset(offset)
+      .limit(pageSize)
+      .offset((page - 1) * pageSize)
       .execute();
-    return { rows, totals: rows.length === 0 && offset === 0 ? { pacientes: 0, total: 0 } : null };
+    return { rows, totals, page };
   }
-  const found = await pastCapitaPatients(db, q)
-    .innerJoin('ingresos as i', 'i.id', 'l.id')
-    .select([
-      ...CAPITA_PATIENT_COLUMNS,
-      'i.fecha_inicio',
-      sql<number | string>`count(*) over ()`.as('list_count'),
-      sql<number | string>`sum(p.valor_capita) over ()`.as('list_total'),
-    ])
+  const ordered = await pastCapitaPatients(db, q)
+    .select(['l.id', sql<number | string>`count(*) over ()`.as('list_count'), sql<number | string>`sum(p.valor_capita) over ()`.as('list_total')])
     .orderBy('p.entidad_salud')
     .orderBy('p.apellido_norm')
     .orderBy('p.nombre_norm')
     .orderBy('p.id')
-    .limit(limit)
-    .offset(offset)
     .execute();
-  const first = found[0];
-  const totals = first ? { pacientes: Number(first.list_count), total: Number(first.list_total) } : offset === 0 ? { pacientes: 0, total: 0 } : null;
-  return { rows: found.map(({ list_count: _n, list_total: _t, ...row }) => row), totals };
+  const first = ordered[0];
+  const totals = first ? { pacientes: Number(first.list_count), total: Number(first.list_total) } : { pacientes: 0, total: 0 };
+  const page = clampPage(requestedPage, totals.pacientes, pageSize);
+  const ids = ordered.slice((page - 1) * pageSize, page * pageSize).map((r) => Number(r.id));
+  return { rows: await findCapitaRowsOfIngresos(db, ids), totals, page };
 }
+
+/** The page asked for, or the last one when it lies past the end. */
+const clampPage = (page: number, rows: number, pageSize: number): number => Math.min(page, Math.max(1, Math.ceil(rows / pageSize)));
 
 /** One novedad: a change of estado of an Ingreso (origen 0) or of a patient's insurer (origen 1). */
 export interface NovedadRow {
