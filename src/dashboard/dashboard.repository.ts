@@ -250,7 +250,7 @@ export async function findCapitaRowsOfIngresos(db: Executor, ingresoIds: readonl
  * capitation report dates a change by it; the novedades report reads the same dates as three exclusive ranges
  * (novedades.repository.ts, decision 0130).
  */
-export const effectiveBefore = (h: 'h' | 'h2', date: string, instant: string): Expression<SqlBool> =>
+const effectiveBefore = (h: 'h' | 'h2', date: string, instant: string): Expression<SqlBool> =>
   sql<SqlBool>`((${sql.ref(`${h}.desde`)} is null and i.fecha_inicio < ${date})
     or (${sql.ref(`${h}.desde`)} is not null and ${sql.ref(`${h}.fecha`)} is not null and ${sql.ref(`${h}.fecha`)} < ${date})
     or (${sql.ref(`${h}.desde`)} is not null and ${sql.ref(`${h}.fecha`)} is null and ${sql.ref(`${h}.at`)} < ${instant}))`;
