@@ -10,7 +10,11 @@ import type { Db } from '../db/database.js';
 import { applyStatusChange } from '../ingresos/ingreso.repository.js';
 import { updatePatientRecord } from '../patients/patient.actions.js';
 import type { PatientInput } from '../patients/patient.schema.js';
-import { NOVEDADES_PAGE_SIZE } from './novedades.rules.js';
+import { keysetBatches } from '../shared/csv.js';
+import { capitaQueryOf } from './dashboard.export.js';
+import { parseCapitaMonth } from './dashboard.rules.js';
+import { findNovedadesPage, type NovedadRow } from './novedades.repository.js';
+import { NOVEDADES_PAGE_SIZE, type ReportMonth } from './novedades.rules.js';
 
 // Today: 2026-11-22 in America/Bogota (the TestClock's default instant).
 const A = 'ENTITY_A';
@@ -224,6 +228,17 @@ describe('the month\'s enrolment report per insurer (novedades)', () => {
     const entry = await ctx.db.selectFrom('audit_log').selectAll().where('action', '=', 'export').orderBy('id', 'desc').executeTakeFirstOrThrow();
     assert.deepEqual(JSON.parse(entry.changes!), { exportacion: 'novedades', filtros: { mes: '2026-11', entidad_salud: A }, filas: 7 });
     assert.ok(entry.user_id);
+  });
+
+  test('the CSV\'s novedades read by keyset in small batches are the page\'s order, row for row', async () => {
+    for (const [mes, entidad] of [['2026-08', B], ['2026-11', A], ['2026-09', A]] as const) {
+      const q = { ...capitaQueryOf(parseCapitaMonth(mes, '2026-11-22') as ReportMonth, entidad, ctx.config.timeZone), entidad };
+      const all = await findNovedadesPage(ctx.db, q, { offset: 0, limit: 1000 });
+      const batched: NovedadRow[] = [];
+      for await (const batch of keysetBatches<NovedadRow>((after) => findNovedadesPage(ctx.db, q, { after, limit: 3 }), 3)) batched.push(...batch);
+      assert.ok(all.length > 0, mes);
+      assert.deepEqual(batched, all, `${mes} ${entidad}`);
+    }
   });
 
   test('the first visit shows the form; the dashboard links to the report', async () => {
