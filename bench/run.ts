@@ -20,6 +20,7 @@ import type { Kysely } from 'kysely';
 import { engineOf, openDatabase, type Engine } from '../src/db/connection.js';
 import { BENCH_PASSWORD, BENCH_USERNAME, countRows, databaseUrlFrom, displayUrl, fail, formatInt } from './common.js';
 import { MIXED_RATES, MixedWriter, mixedReads, type WriteTally } from './mixed.js';
+import { failedNovedades, printNovedades, runNovedades, type NovedadesResult } from './novedades.js';
 import { loadFixtures, scenarios, type Scenario, type Target } from './scenarios.js';
 import { cpuSecondsOf, RssSampler, Session, startServer, type RunningServer } from './server.js';
 import { runWrk, wrkAvailable } from './wrk.js';
@@ -351,6 +352,8 @@ interface RunOutcome {
   results: ScenarioResult[];
   mixed: MixedOutcome[];
   capita: CapitaResult | null;
+  /** the novedades report (issue 27): its pages and CSVs, timed */
+  novedades: NovedadesResult | null;
   peakRssMb: number;
   patients: number;
 }
@@ -395,6 +398,13 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
       if (!capita && !listOnly && (!only || only.has('capita'))) {
         capita = await runCapita(session, rss, f.today.slice(0, 7), o.capitaDownloads).catch((err: unknown) => ({ ...failedCapita, note: String(err instanceof Error ? err.message : err) }));
       }
+      // The month's enrolment report per insurer (issue 27): `--only novedades` runs it alone.
+      let novedades: NovedadesResult | null = null;
+      if (!listOnly && (!only || only.has('novedades'))) {
+        process.stdout.write('  novedades … ');
+        novedades = await runNovedades(session, rss, f.today).catch((err: unknown) => failedNovedades(String(err instanceof Error ? err.message : err)));
+        console.log(novedades.status === 'ok' ? `${novedades.maxSeconds} s` : novedades.note);
+      }
       // The mixed scenario: each read page again while a second client (its own session) writes at each rate.
       const mixed: MixedOutcome[] = [];
       if (!listOnly && (!only || only.has('mixed'))) {
@@ -422,7 +432,7 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
         }
       }
       rss.stop();
-      return { results, mixed, capita, peakRssMb: round(rss.peak / MB, 1), patients: f.patients };
+      return { results, mixed, capita, novedades, peakRssMb: round(rss.peak / MB, 1), patients: f.patients };
     } finally {
       rss.stop();
       await server.stop();
@@ -499,6 +509,7 @@ async function main(): Promise<void> {
   console.log(`Benchmark on ${displayUrl(url)} (${engine}): ${o.connections} connections, ${o.duration} s a scenario after ${o.warmup} s warm-up`);
   const main = await benchmark(url, o, only, false, path.join(RESULTS, `${fileBase}-server.log`));
   printTable(`Results, ${engine}, ${formatInt(main.patients)} patients`, main.results, main.capita, main.peakRssMb);
+  if (main.novedades) printNovedades(main.novedades);
   for (const m of main.mixed) {
     printTable(`Mixed: the read pages while a client writes ${m.rate} changes/s (${engine}, ${formatInt(main.patients)} patients)`, m.results, null, main.peakRssMb);
     const kinds = Object.entries(m.writes.byKind).map(([k, n]) => `${k} ${formatInt(n)}`).join(', ');
@@ -528,17 +539,17 @@ async function main(): Promise<void> {
   const out = path.join(RESULTS, `${fileBase}.json`);
   writeFileSync(
     out,
-    JSON.stringify({ date: new Date().toISOString(), engine, database: displayUrl(url), patients: main.patients, machine: machine(), options: o, results: main.results, mixed: main.mixed, capita: main.capita, peakRssMb: main.peakRssMb, comparison }, null, 2),
+    JSON.stringify({ date: new Date().toISOString(), engine, database: displayUrl(url), patients: main.patients, machine: machine(), options: o, results: main.results, mixed: main.mixed, capita: main.capita, novedades: main.novedades, peakRssMb: main.peakRssMb, comparison }, null, 2),
   );
   console.log(`\nFigures written to ${path.relative(ROOT, out)}`);
 
   const mixedResults = main.mixed.flatMap((m) => m.results);
   const failed = [...main.results, ...mixedResults, ...(comparison?.results ?? [])].filter((r) => r.status === 'failed');
-  if (failed.length > 0 || main.capita?.status === 'failed') {
-    console.log(`FAIL: ${[...failed.map((r) => `${r.name}: ${r.note ?? `${r.errors} errors, ${r.bad} non-2xx/3xx, ${r.unexpected} unexpected statuses`}`), ...(main.capita?.status === 'failed' ? [`capita.csv: ${main.capita.note}`] : [])].join('; ')}`);
+  if (failed.length > 0 || main.capita?.status === 'failed' || main.novedades?.status === 'failed') {
+    console.log(`FAIL: ${[...failed.map((r) => `${r.name}: ${r.note ?? `${r.errors} errors, ${r.bad} non-2xx/3xx, ${r.unexpected} unexpected statuses`}`), ...(main.capita?.status === 'failed' ? [`capita.csv: ${main.capita.note}`] : []), ...(main.novedades?.status === 'failed' ? [`novedades: ${main.novedades.note}`] : [])].join('; ')}`);
     process.exit(1);
   }
-  const misses = [...main.results, ...mixedResults].filter((r) => r.misses.length > 0).length + (main.capita?.misses.length ? 1 : 0) + (main.peakRssMb > 250 ? 1 : 0);
+  const misses = [...main.results, ...mixedResults].filter((r) => r.misses.length > 0).length + (main.capita?.misses.length ? 1 : 0) + (main.novedades?.misses.length ? 1 : 0) + (main.peakRssMb > 250 ? 1 : 0);
   console.log(misses === 0 ? 'All requests succeeded; every target met.' : `All requests succeeded; ${misses} target(s) missed (see MISS above).`);
 }
 

@@ -10,14 +10,9 @@ import { capitaReferenceDate, type CapitaMonth } from './dashboard.rules.js';
 
 export const CAPITA_HEADER = ['documento', 'tipo_documento', 'nombre', 'apellido', 'entidad_salud', 'programa', 'mes_capita', 'valor_capita'] as const;
 
-/** The month (current or past, as parseCapitaMonth read it) for one insurer or all (null). */
-export function exportCapita(
-  ctx: ActionContext,
-  input: { month: Extract<CapitaMonth, { kind: 'current' | 'past' }>; entidad: string | null; timeZone: string },
-): CsvDownload {
-  const { db } = ctx;
-  const { month, entidad, timeZone } = input;
-  const q: CapitaQuery = {
+/** The capitation list's query of a month (current or past) for one insurer or all (null). */
+export function capitaQueryOf(month: Extract<CapitaMonth, { kind: 'current' | 'past' }>, entidad: string | null, timeZone: string): CapitaQuery {
+  return {
     kind: month.kind,
     start: month.start,
     end: month.end,
@@ -25,6 +20,16 @@ export function exportCapita(
     endInstant: startOfDayUtc(month.end, timeZone),
     entidad,
   };
+}
+
+/** The month (current or past, as parseCapitaMonth read it) for one insurer or all (null). */
+export function exportCapita(
+  ctx: ActionContext,
+  input: { month: Extract<CapitaMonth, { kind: 'current' | 'past' }>; entidad: string | null; timeZone: string },
+): CsvDownload {
+  const { db } = ctx;
+  const { month, entidad, timeZone } = input;
+  const q = capitaQueryOf(month, entidad, timeZone);
   const reference = capitaReferenceDate(month, todayOf(ctx));
   async function* pages() {
     for await (const page of capitaPages(db, q, EXPORT_PAGE_SIZE)) {

@@ -156,7 +156,7 @@ export async function* capitaPages(db: Executor, q: CapitaQuery, pageSize: numbe
   }
 }
 
-const CAPITA_PATIENT_COLUMNS = [
+export const CAPITA_PATIENT_COLUMNS = [
   'p.id',
   'p.documento',
   'p.tipo_documento',
@@ -180,14 +180,7 @@ export async function findCurrentCapitaPage(
   after: CapitaRow | null,
   pageSize: number,
 ): Promise<CapitaRow[]> {
-  let query = db
-    .selectFrom('patients as p')
-    .select([...CAPITA_PATIENT_COLUMNS, sql<string>`p.activo_desde`.as('fecha_inicio')])
-    .where('p.activo_desde', 'is not', null)
-    // An expression, not the column, so SQLite keeps walking patients_active_capita_idx in report order instead
-    // of ranging over activo_desde and sorting; only rows stored before decision 0031 can start after the month.
-    .where(sql<SqlBool>`coalesce(p.activo_desde, '') < ${end}`);
-  if (entidad !== null) query = query.where('p.entidad_salud', '=', entidad);
+  let query = currentCapitaPatients(db, entidad, end).select([...CAPITA_PATIENT_COLUMNS, sql<string>`p.activo_desde`.as('fecha_inicio')]);
   if (after !== null) {
     query = query.where((eb) =>
       eb(
@@ -200,18 +193,41 @@ export async function findCurrentCapitaPage(
   return query.orderBy('p.entidad_salud').orderBy('p.apellido_norm').orderBy('p.nombre_norm').orderBy('p.id').limit(pageSize).execute();
 }
 
+/**
+ * This month's billable patients (`p`), nothing selected: the active patients whose ACTIVO cycle started before
+ * the month's `end` (a cycle is billed for a month only when it was ACTIVO on a day of it: decision 0031). The one
+ * rule behind capita.csv and the novedades report's list and totals (decision 0130).
+ */
+export function currentCapitaPatients(db: Executor, entidad: string | null, end: string) {
+  let query = db
+    .selectFrom('patients as p')
+    .where('p.activo_desde', 'is not', null)
+    // An expression, not the column, so SQLite keeps walking patients_active_capita_idx in report order instead
+    // of ranging over activo_desde and sorting; only rows stored before decision 0031 can start after the month.
+    .where(sql<SqlBool>`coalesce(p.activo_desde, '') < ${end}`);
+  if (entidad !== null) query = query.where('p.entidad_salud', '=', entidad);
+  return query;
+}
+
 /** A past month's billable Ingresos (the latest of each patient), in the report's order: computed once. */
 export async function findPastCapitaOrder(db: Executor, q: CapitaQuery): Promise<Int32Array> {
+  const rows = await pastCapitaPatients(db, q).select('l.id').orderBy('p.entidad_salud').orderBy('p.apellido_norm').orderBy('p.nombre_norm').orderBy('p.id').execute();
+  return Int32Array.from(rows, (r) => Number(r.id));
+}
+
+/**
+ * A past month's billable patients (`p`) joined to their latest billable Ingreso (`l.id`), nothing selected: the
+ * one rule behind capita.csv and the novedades report's list and totals (decision 0130).
+ */
+export function pastCapitaPatients(db: Executor, q: CapitaQuery) {
   let query = db
     .with('billable', () => billableIngresos(db, q))
     // The latest billable Ingreso of each patient, so a patient appears once.
     .with('latest', (qc) => qc.selectFrom('billable').select((eb) => ['paciente_id', eb.fn.max('id').as('id')]).groupBy('paciente_id'))
     .selectFrom('patients as p')
-    .innerJoin('latest as l', 'l.paciente_id', 'p.id')
-    .select('l.id');
+    .innerJoin('latest as l', 'l.paciente_id', 'p.id');
   if (q.entidad !== null) query = query.where('p.entidad_salud', '=', q.entidad);
-  const rows = await query.orderBy('p.entidad_salud').orderBy('p.apellido_norm').orderBy('p.nombre_norm').orderBy('p.id').execute();
-  return Int32Array.from(rows, (r) => Number(r.id));
+  return query;
 }
 
 /** The report's rows of the given Ingresos, in the order given. */
@@ -228,6 +244,18 @@ export async function findCapitaRowsOfIngresos(db: Executor, ingresoIds: readonl
 }
 
 /**
+ * Whether the history row `h` of the Ingreso `i` took effect before the day `date` (`instant`, its start in
+ * TIME_ZONE): on the Ingreso's fecha_inicio when it opened it (desde null); else on its `fecha`
+ * (fecha_terminacion for a termination); else, for suspension and reactivation, at its timestamp `at`. The
+ * capitation report dates a change by it; the novedades report reads the same dates as three exclusive ranges
+ * (novedades.repository.ts, decision 0130).
+ */
+const effectiveBefore = (h: 'h' | 'h2', date: string, instant: string): Expression<SqlBool> =>
+  sql<SqlBool>`((${sql.ref(`${h}.desde`)} is null and i.fecha_inicio < ${date})
+    or (${sql.ref(`${h}.desde`)} is not null and ${sql.ref(`${h}.fecha`)} is not null and ${sql.ref(`${h}.fecha`)} < ${date})
+    or (${sql.ref(`${h}.desde`)} is not null and ${sql.ref(`${h}.fecha`)} is null and ${sql.ref(`${h}.at`)} < ${instant}))`;
+
+/**
  * The Ingresos (id, paciente_id) that were ACTIVO at some time in the month [start, end), read from ingreso_historial.
  * A history row takes effect on: the Ingreso's fecha_inicio when it opened it (desde null); else its `fecha`
  * (fecha_terminacion for a termination); else, for suspension and reactivation, its timestamp `at`, compared
@@ -237,10 +265,6 @@ export async function findCapitaRowsOfIngresos(db: Executor, ingresoIds: readonl
  * Ingreso that starts on or after the month's end is never billed for it.
  */
 function billableIngresos(db: Executor, q: CapitaQuery) {
-  const effectiveBefore = (h: 'h' | 'h2', date: string, instant: string): Expression<SqlBool> =>
-    sql<SqlBool>`((${sql.ref(`${h}.desde`)} is null and i.fecha_inicio < ${date})
-      or (${sql.ref(`${h}.desde`)} is not null and ${sql.ref(`${h}.fecha`)} is not null and ${sql.ref(`${h}.fecha`)} < ${date})
-      or (${sql.ref(`${h}.desde`)} is not null and ${sql.ref(`${h}.fecha`)} is null and ${sql.ref(`${h}.at`)} < ${instant}))`;
   return db
     .selectFrom('ingresos as i')
     .select(['i.id', 'i.paciente_id'])

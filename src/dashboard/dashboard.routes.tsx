@@ -7,6 +7,7 @@ import { actionContext } from '../web/action-context.js';
 import { sendCsvExport } from '../web/csv-export.js';
 import { exportCapita } from './dashboard.export.js';
 import { dashboardPage } from './dashboard.pages.js';
+import { novedadesRoutes } from './novedades.routes.js';
 import { CAPITA_MESSAGES, parseCapitaMonth } from './dashboard.rules.js';
 import { CapitaReportForm, type CapitaForm } from './views/dashboard.page.js';
 
@@ -22,6 +23,9 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   }
 
   app.get('/', async (request, reply) => sendDashboard(request, reply, null));
+
+  // Issue 27: the month's enrolment report per insurer and its CSV (decision 0130).
+  await novedadesRoutes(app);
 
   // decisions §8: the month's capitation list, streamed, one row per billable patient.
   app.get('/capita.csv', async (request, reply) => {

@@ -82,10 +82,13 @@ test('every page, on a desktop and on a phone: no serious axe violation, no side
     const page = await context.newPage();
     const consoleErrors: string[] = [];
     let expect404 = false;
+    let expect400 = false;
     page.on('console', (m) => {
       if (m.type() !== 'error') return;
       // The 404 page's own status is logged by the browser as a failed load: that one is expected.
       if (expect404 && /status of 404/.test(m.text())) return;
+      // So is a report asked for with a bad month (its form with the errors, answered 400).
+      if (expect400 && /status of 400/.test(m.text())) return;
       consoleErrors.push(m.text());
     });
     page.on('pageerror', (e) => consoleErrors.push(e.message));
@@ -105,6 +108,13 @@ test('every page, on a desktop and on a phone: no serious axe violation, no side
     await page.getByRole('button', { name: 'Entrar' }).click();
     await page.waitForURL('**/dashboard/');
     await check('dashboard', 'dashboard');
+    await visit('/dashboard/novedades/', 'novedades form');
+    await page.getByLabel('Entidad de salud').selectOption('ENTITY_A');
+    await page.getByRole('button', { name: 'Ver informe' }).click();
+    await check('novedades', 'novedades');
+    expect400 = true;
+    await visit('/dashboard/novedades/?mes=2026-13&entidad_salud=OTRA', 'novedades with errors');
+    expect400 = false;
     await visit('/patients/', 'list', 'pacientes');
     await visit('/patients/?query_search=lucia&mes_filtro=7', 'list searched and filtered');
     await visit('/patients/?mes_filtro=99', 'list with an out-of-range filter');

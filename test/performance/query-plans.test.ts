@@ -293,4 +293,12 @@ describe(`query plans of the dashboard and the capitation report (engine=${ENGIN
     const one = await plansOfPage('/dashboard/capita.csv?mes=2026-11&entidad=ENTITY_B');
     assertUses(one.filter((p) => /from "patients"/.test(p.sql)), ['patients_active_capita_idx']);
   });
+
+  test('the novedades report of this month: its list a range of the active patients, its novedades ranges of dates', async () => {
+    // A novedad of each kind the month can hold, so every branch of the union is planned on real rows.
+    await createPatient(db, { nombre: 'Olga', apellido: 'Ortiz' }, { fechaInicio: '2026-11-02' });
+    const plans = await plansOfPage('/dashboard/novedades/?mes=2026-11&entidad_salud=ENTITY_A');
+    assertUses(plans.filter((p) => /from "patients"/.test(p.sql)), ['patients_active_capita_idx']);
+    assertUses(plans.filter((p) => /from "ingreso_historial"/.test(p.sql)), ['ingreso_historial_fecha_idx', 'ingresos_fecha_inicio_idx']);
+  });
 });

@@ -196,6 +196,10 @@ export function CapitaReportForm({ form, mes }: { form: CapitaForm; mes: string 
         Mes actual: pacientes con ingreso ACTIVO hoy. Meses pasados: pacientes cuyo ingreso estuvo ACTIVO en algún momento de
         ese mes, según el historial de estados.
       </p>
+      <p>
+        <a href="/dashboard/novedades/">Informe de novedades del mes por entidad de salud</a>: los pacientes de la cápita y los
+        ciclos abiertos, suspendidos, reactivados y terminados, y los cambios de entidad.
+      </p>
     </section>
   );
 }

@@ -7,12 +7,14 @@ export interface PaginationProps {
   params: Record<string, string | number | null | undefined>;
   page: number;
   pageCount: number;
+  /** The query parameter of the page number, when a page has two lists ('page' by default). */
+  pageParam?: string;
 }
 
 /** Page links that keep the list's filters: first, previous, "Página X de Y", next, last. */
-export function Pagination({ base, params, page, pageCount }: PaginationProps) {
+export function Pagination({ base, params, page, pageCount, pageParam = 'page' }: PaginationProps) {
   if (pageCount <= 1) return null;
-  const href = (n: number) => listUrl(base, { ...params, page: n });
+  const href = (n: number) => listUrl(base, { ...params, [pageParam]: n });
   return (
     <nav class="pagination" aria-label="Paginación">
       {page > 1 && (
