@@ -2,7 +2,7 @@
 // audit trail and in the exports; never a cycle's internal id. On SQLite, or PostgreSQL with TEST_PG_URL.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestContext, decodeEntities, loggedInClient, TestClient, type TestContext } from './helpers.js';
+import { createTestContext, decodeEntities, loggedInClient, type TestClient, type TestContext } from './helpers.js';
 import { createPatient } from './fixtures/patient.fixtures.js';
 
 let ctx: TestContext;

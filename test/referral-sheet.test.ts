@@ -4,7 +4,7 @@
 // On SQLite, or PostgreSQL with TEST_PG_URL.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestContext, decodeEntities, loggedInClient, TestClient, type TestContext } from './helpers.js';
+import { createTestContext, decodeEntities, loggedInClient, type TestClient, type TestContext } from './helpers.js';
 import { createPatient } from './fixtures/patient.fixtures.js';
 
 // The test clock says 2026-11-22 in Bogotá.

@@ -22,7 +22,8 @@ export interface FileColumns {
 /** A field's name in the person's words: the file's heading for it, else the form's label. */
 export function headingOf(columns: FileColumns, field: string): string {
   const i = columns.fields.indexOf(field as ImportField);
-  if (i >= 0 && columns.headings[i]) return columns.headings[i]!;
+  const heading = i >= 0 ? columns.headings[i] : undefined;
+  if (heading) return heading;
   if (field === 'estado') return 'Estado';
   return (PATIENT_FIELDS as Record<string, { label: string } | undefined>)[field]?.label ?? field;
 }

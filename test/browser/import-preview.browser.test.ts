@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import type * as AxeCore from 'axe-core';
 import type { Page } from 'playwright-core';
 import { insertExamRecord } from '../../src/exams/exam.repository.js';
 import { createPatient } from '../fixtures/patient.fixtures.js';
@@ -33,7 +34,7 @@ after(async () => {
 
 async function seriousAxe(page: Page): Promise<string[]> {
   const violations = await page.evaluate(async () => {
-    const { axe } = window as unknown as { axe: typeof import('axe-core') };
+    const { axe } = window as unknown as { axe: typeof AxeCore };
     const result = await axe.run(document, { resultTypes: ['violations'] });
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
   });
