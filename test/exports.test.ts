@@ -69,7 +69,7 @@ describe('CSV exports of the list pages', () => {
     const res = await client.get(`/patients/follow.csv?query_search=${tag}`);
     assert.equal(res.status, 200);
     const rows = lines(res.body);
-    assert.equal(rows[0], 'documento;tipo_documento;nombre;apellido;programa;entidad_salud;departamento;ciudad;ingreso_id;estado;fecha_inicio;fecha_fin;mes_capita;motivo');
+    assert.equal(rows[0], 'documento;tipo_documento;nombre;apellido;programa;entidad_salud;departamento;ciudad;ciclo;estado;fecha_inicio;fecha_fin;mes_capita;motivo');
     assert.deepEqual(
       rows.slice(1).map((l) => [l.split(';')[0], l.split(';')[9], l.split(';')[11], l.split(';')[13]]),
       [

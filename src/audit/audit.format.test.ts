@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { changesLine, fieldLabelOf, rawChangesLine, readableChanges } from './audit.format.js';
+import { changesLine, cycleIdsOf, fieldLabelOf, rawChangesLine, readableChanges } from './audit.format.js';
 import { parseChanges } from './audit.labels.js';
 import { AUDIT_FIELDS as F } from '../app/audit-fields.js';
 
@@ -32,11 +32,17 @@ describe('readableChanges', () => {
 
   test('the same name reads by its record: a cycle’s estado, a patient’s first cycle, a view’s details', () => {
     const open = readableChanges('patient', JSON.stringify({ ingreso: [null, { id: 7, estado: 'ACTIVO', fecha_inicio: '2026-05-10' }] }), TZ, F);
-    assert.equal(open.fields[0]!.after, 'Ciclo n.º 7 ACTIVO desde el 10/05/2026');
+    // A cycle reads by its number among the patient's (decision 0115), never by its internal id.
+    assert.equal(open.fields[0]!.after, 'Ciclo ACTIVO desde el 10/05/2026');
+    const numbered = readableChanges('patient', JSON.stringify({ ingreso: [null, { id: 7, estado: 'ACTIVO', fecha_inicio: '2026-05-10' }] }), TZ, F, new Map([[7, 1]]));
+    assert.equal(numbered.fields[0]!.after, 'Ciclo 1 ACTIVO desde el 10/05/2026');
     const status = readableChanges('ingreso', JSON.stringify({ estado: ['ACTIVO', 'TERMINADO'], fecha_fin: [null, '2026-11-20'] }), TZ, F);
     assert.equal(changesLine(status), 'Estado: ACTIVO → TERMINADO | Fecha de terminación: — → 20/11/2026');
     const view = readableChanges('exam_record', JSON.stringify({ ingreso_id: 4, registros: 3 }), TZ, F);
     assert.equal(changesLine(view), 'Ciclo: n.º 4 | Registros: 3');
+    const viewNumbered = readableChanges('exam_record', JSON.stringify({ ingreso_id: 4, registros: 3 }), TZ, F, new Map([[4, 2]]));
+    assert.equal(changesLine(viewNumbered), 'Ciclo: 2 | Registros: 3');
+    assert.deepEqual(cycleIdsOf('ingreso', 9, JSON.stringify({ ingreso_id: [null, 4], ingreso: [null, { id: 7 }] })), [9, 4, 7]);
   });
 
   test('what no definition knows is shown as stored, and nothing ever throws', () => {

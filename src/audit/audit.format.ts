@@ -65,19 +65,42 @@ export function fieldLabelOf(entityType: string | null, field: string, fields: A
 
 const isEmpty = (v: unknown) => v === null || v === undefined || v === '';
 
-/** The first cycle written with a new patient: { id, estado, fecha_inicio }. */
-function cycleText(v: unknown): string | null {
+/**
+ * The cycle numbers (1, 2, 3 by start, decision 0115) of the Ingresos an entry names, by their internal id: the
+ * trail shows a cycle by its number, never by its id.
+ */
+export type CycleNumbers = ReadonlyMap<number, number>;
+
+const NO_CYCLES: CycleNumbers = new Map();
+
+/** The Ingresos an entry names: its record (an 'ingreso' entry), an ingreso_id field or detail, a first cycle { id }. */
+export function cycleIdsOf(entityType: string | null, entityId: number | null, changes: string | null): number[] {
+  const ids: number[] = [];
+  if (entityType === 'ingreso' && entityId !== null) ids.push(entityId);
+  if (changes === null || !changes.includes('ingreso')) return ids;
+  const parsed = parseChanges(changes);
+  const add = (v: unknown) => {
+    if (typeof v === 'number' && Number.isSafeInteger(v)) ids.push(v);
+    else if (typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as { id?: unknown }).id === 'number') ids.push((v as { id: number }).id);
+  };
+  for (const f of parsed.fields) if (f.field === 'ingreso_id' || f.field === 'ingreso') (add(f.before), add(f.after));
+  for (const d of parsed.details) if (d.key === 'ingreso_id' || d.key === 'ingreso') add(d.value);
+  return ids;
+}
+
+/** The first cycle written with a new patient: { id, estado, fecha_inicio }, by its cycle number. */
+function cycleText(v: unknown, cycles: CycleNumbers): string | null {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;
   const o = v as Record<string, unknown>;
   if (typeof o.estado !== 'string' || typeof o.fecha_inicio !== 'string') return null;
-  const id = typeof o.id === 'number' ? ` n.º ${o.id}` : '';
-  return `Ciclo${id} ${o.estado} desde el ${formatDateEs(o.fecha_inicio)}`;
+  const numero = typeof o.id === 'number' ? cycles.get(o.id) : undefined;
+  return `Ciclo${numero === undefined ? '' : ` ${numero}`} ${o.estado} desde el ${formatDateEs(o.fecha_inicio)}`;
 }
 
 /** A stored value as the person reads it, by its field's definition; what does not fit it is shown as stored. */
-export function formatStoredValue(def: FieldDef | null, value: unknown, timeZone: string): string {
+export function formatStoredValue(def: FieldDef | null, value: unknown, timeZone: string, cycles: CycleNumbers = NO_CYCLES): string {
   if (isEmpty(value)) return '—';
-  const cycle = cycleText(value);
+  const cycle = cycleText(value, cycles);
   if (cycle !== null) return cycle;
   if (def === null) return displayValue(value);
   switch (def.kind) {
@@ -140,16 +163,22 @@ export function readableChanges(
   changes: string | null,
   timeZone: string,
   fields: AuditFields = registered,
+  cycles: CycleNumbers = NO_CYCLES,
 ): ReadableChanges {
   const parsed = parseChanges(changes);
+  // An Ingreso named by its id (ingreso_id) reads as its cycle number.
+  const valueOf = (key: string, def: FieldDef | null, value: unknown) => {
+    const numero = key === 'ingreso_id' && typeof value === 'number' ? cycles.get(value) : undefined;
+    return numero === undefined ? formatStoredValue(def, value, timeZone, cycles) : String(numero);
+  };
   return {
     fields: parsed.fields.map(({ field, before, after }) => {
       const def = fieldDefOf(entityType, field, fields);
       return {
         field,
         label: fieldLabelOf(entityType, field, fields),
-        before: formatStoredValue(def, before, timeZone),
-        after: formatStoredValue(def, after, timeZone),
+        before: valueOf(field, def, before),
+        after: valueOf(field, def, after),
         rawBefore: rawText(before),
         rawAfter: rawText(after),
       };
@@ -157,7 +186,7 @@ export function readableChanges(
     details: parsed.details.map(({ key, value }) => ({
       key,
       label: fieldLabelOf(entityType, key, fields),
-      value: formatStoredValue(fieldDefOf(entityType, key, fields), value, timeZone),
+      value: valueOf(key, fieldDefOf(entityType, key, fields), value),
       raw: rawText(value),
     })),
   };

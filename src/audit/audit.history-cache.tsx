@@ -4,7 +4,7 @@ import { ContentMarker, escapeAttribute, FragmentSlot, renderFrame, type Fragmen
 import { isPostgres, type Executor } from '../db/database.js';
 import { patientVersionReader } from '../platform/pages/table-versions.js';
 import { listAuditEntriesByIds, listPatientHistoryAfter, listPatientHistoryIds, type AuditListRow, type HistoryScope } from './audit.repository.js';
-import { AuditCells } from './views/audit-entry.js';
+import { AuditCells, recordText } from './views/audit-entry.js';
 
 /** What a kept history costs beside its rows' HTML: its arrays and objects (an estimate, for the bound). */
 const HISTORY_OVERHEAD_BYTES = 400;
@@ -195,7 +195,7 @@ export class PatientHistoryCache {
     const start = Buffer.from(`<tr data-audit-id="${entry.id}" data-action="${escapeAttribute(entry.action)}">`);
     const shape =
       entry.changes === null
-        ? JSON.stringify([entry.action, entry.user_id, entry.username, entry.entity_type, entry.entity_id, entry.patient_id])
+        ? JSON.stringify([entry.action, entry.user_id, entry.username, entry.entity_type, entry.entity_id, entry.patient_id, recordText(entry)])
         : null;
     let frame = shape === null ? undefined : this.frames.get(shape);
     if (frame === undefined) {

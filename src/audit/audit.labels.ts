@@ -30,7 +30,7 @@ export const VIEW_ACTIONS = ['patient.view', 'exam.view_clinical', 'exam.view_ar
 export const ENTITY_LABELS: Readonly<Record<string, string>> = {
   user: 'Usuario',
   patient: 'Paciente',
-  ingreso: 'Ingreso',
+  ingreso: 'Ciclo',
   exam_record: 'Registro clínico',
   export: 'Exportación',
   import: 'Importación',

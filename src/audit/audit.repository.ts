@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { cycleIdsOf, type CycleNumbers } from './audit.format.js';
 import { isPostgres, type Executor } from '../db/database.js';
 import { VIEW_ACTIONS } from './audit.labels.js';
 import { insertRow, precompiled } from '../platform/writes/prepared.js';
@@ -51,8 +52,33 @@ export interface AuditFilters {
   toInstant?: string | null;
 }
 
-/** An entry as the trail's pages show it: the stored row without its request id. */
-export type AuditListRow = Omit<AuditRow, 'request_id'>;
+/**
+ * An entry as the trail's pages show it: the stored row without its request id, with the cycle numbers of the
+ * Ingresos it names (absent for a view not yet written).
+ */
+export type AuditListRow = Omit<AuditRow, 'request_id'> & { ciclos?: CycleNumbers };
+
+/**
+ * The cycle number (1, 2, 3 by start; decision 0115) of each Ingreso the entries name, attached to them: one query
+ * for a page of entries, none when no entry names a cycle. Written here rather than taken from src/ingresos/
+ * (which writes to the trail): the same count as its cycleNumberOf.
+ */
+async function withCycleNumbers<T extends AuditListRow>(db: Executor, rows: T[]): Promise<T[]> {
+  const ids = new Set<number>();
+  for (const r of rows) for (const id of cycleIdsOf(r.entity_type, r.entity_id, r.changes)) ids.add(id);
+  if (ids.size === 0) return rows;
+  const found = await db
+    .selectFrom('ingresos as i')
+    .select([
+      'i.id',
+      sql<number>`(select cast(count(*) as integer) from ingresos cn where cn.paciente_id = i.paciente_id
+        and (cn.fecha_inicio < i.fecha_inicio or (cn.fecha_inicio = i.fecha_inicio and cn.id <= i.id)))`.as('numero'),
+    ])
+    .where('i.id', 'in', [...ids])
+    .execute();
+  const ciclos: CycleNumbers = new Map(found.map((f) => [Number(f.id), Number(f.numero)]));
+  return rows.map((r) => ({ ...r, ciclos }));
+}
 
 const AUDIT_COLUMNS = ['id', 'at', 'user_id', 'username', 'action', 'entity_type', 'entity_id', 'patient_id', 'changes'] as const;
 
@@ -75,7 +101,7 @@ export async function listAuditEntries(
   if (filters.fromInstant) q = q.where('at', '>=', filters.fromInstant);
   if (filters.toInstant) q = q.where('at', '<', filters.toInstant);
   if (before) q = q.where((eb) => eb(eb.refTuple('at', 'id'), '<', eb.tuple(before.at, before.id)));
-  return q.orderBy('at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return withCycleNumbers(db, await q.orderBy('at', 'desc').orderBy('id', 'desc').limit(limit).execute());
 }
 
 /** The `at` of an entry, to continue a listing after it (keyset cursor). */
@@ -135,14 +161,14 @@ export async function listPatientHistoryAfter(
   limit: number,
   scope: HistoryScope = 'all',
 ): Promise<AuditListRow[]> {
-  return (await selectPatientHistoryAfter[scope](db, patientId, afterId, limit)).map((e) => ({ ...e, id: Number(e.id) }));
+  return withCycleNumbers(db, (await selectPatientHistoryAfter[scope](db, patientId, afterId, limit)).map((e) => ({ ...e, id: Number(e.id) })));
 }
 
 /** Entries by id (any order). One id (a patient page's usual case: the view since the last visit) is precompiled. */
 export async function listAuditEntriesByIds(db: Executor, ids: readonly number[]): Promise<AuditListRow[]> {
   if (ids.length === 0) return [];
-  if (ids.length === 1) return selectAuditEntryById(db, ids[0]!);
-  return db.selectFrom('audit_log').select(AUDIT_COLUMNS).where('id', 'in', ids).execute();
+  if (ids.length === 1) return withCycleNumbers(db, await selectAuditEntryById(db, ids[0]!));
+  return withCycleNumbers(db, await db.selectFrom('audit_log').select(AUDIT_COLUMNS).where('id', 'in', ids).execute());
 }
 
 /** The users the trail's filter offers (every account, active or not: its entries stay), by name. */

@@ -1,6 +1,7 @@
 import type { Executor, Trx } from '../db/database.js';
 import { insertRowReturningId } from '../platform/writes/prepared.js';
 import type { IngresoRow } from '../ingresos/ingreso.table.js';
+import { cycleNumberOf } from '../ingresos/cycle-number.js';
 import type { ExamRecordRow, NewExamRecordRow } from './exam.table.js';
 
 /** An exam record with the user names of who registered it and, if voided, who voided it. */
@@ -80,9 +81,11 @@ export interface CycleSummary {
   estado: string;
   motivo: string | null;
   registros: number;
+  /** its cycle number among the patient's (1, 2, 3 by start) */
+  numero: number;
 }
 
-/** All of the patient's Ingresos, newest first, each with its number of records (voided included). */
+/** All of the patient's Ingresos, latest start first, each with its cycle number and its number of records (voided included). */
 export async function listPatientCycles(db: Executor, pacienteId: number): Promise<CycleSummary[]> {
   return db
     .selectFrom('ingresos as i')
@@ -97,15 +100,23 @@ export async function listPatientCycles(db: Executor, pacienteId: number): Promi
         .select(eb.cast<number>(eb.fn.countAll(), 'integer').as('n'))
         .whereRef('e.ingreso_id', '=', 'i.id')
         .as('registros'),
+      cycleNumberOf('i').as('numero'),
     ])
     .where('i.paciente_id', '=', pacienteId)
+    .orderBy('i.fecha_inicio', 'desc')
     .orderBy('i.id', 'desc')
     .execute() as Promise<CycleSummary[]>;
 }
 
-/** One Ingreso, only if it is the patient's. */
-export async function findIngresoOfPatient(db: Executor, pacienteId: number, ingresoId: number): Promise<IngresoRow | undefined> {
-  return db.selectFrom('ingresos').selectAll().where('id', '=', ingresoId).where('paciente_id', '=', pacienteId).executeTakeFirst();
+/** One Ingreso with its cycle number, only if it is the patient's. */
+export async function findIngresoOfPatient(db: Executor, pacienteId: number, ingresoId: number): Promise<(IngresoRow & { numero: number }) | undefined> {
+  return db
+    .selectFrom('ingresos')
+    .selectAll()
+    .select(cycleNumberOf('ingresos').as('numero'))
+    .where('id', '=', ingresoId)
+    .where('paciente_id', '=', pacienteId)
+    .executeTakeFirst();
 }
 
 /** A record with its Ingreso's estado, only if it belongs to one of the patient's Ingresos. */

@@ -13,6 +13,7 @@
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Db, Trx } from '../db/database.js';
 import { inTransaction } from '../platform/writes/transaction.js';
+import { insertRowReturningId } from '../platform/writes/prepared.js';
 import { findPatientsByDocumentoKeys, findPeopleBornOn } from '../patients/identity.repository.js';
 import { insertPatientWithCycle } from '../patients/patient.actions.js';
 import { DOCUMENTO_TAKEN } from '../patients/patient.repository.js';
@@ -41,7 +42,7 @@ export interface ConfirmInput {
 
 export type ConfirmOutcome =
   | { kind: 'gone' }
-  | { kind: 'done'; fileName: string; created: number; total: number; leftOut: number; leftOutLines: number[] }
+  | { kind: 'done'; fileName: string; created: number; total: number; leftOut: number; leftOutLines: number[]; reportId: number | null }
   | { kind: 'interrupted'; fileName: string; created: number; error: unknown };
 
 type Step = { kind: 'gone' } | { kind: 'more'; fileName: string; created: number } | Extract<ConfirmOutcome, { kind: 'done' }>;
@@ -143,8 +144,22 @@ async function step(trx: Trx, input: ConfirmInput): Promise<Step> {
     },
     requestId: input.requestId,
   });
+  // The rows left out, for the person to fix and import again (decision 0117): those with errors or a taken
+  // documento, and the possible duplicates unless imported too.
+  const reportRows = upload.skipped_csv + (includeSimilar ? '' : upload.similar_csv);
+  const reportCount = c.omitir + (includeSimilar ? 0 : c.revisar);
+  const reportId =
+    reportRows === '' || upload.report_header === ''
+      ? null
+      : await insertRowReturningId(trx, 'patient_import_reports', {
+          user_id: input.userId,
+          file_name: upload.file_name,
+          created_at: input.at.toISOString(),
+          filas: reportCount,
+          csv: upload.report_header + reportRows,
+        });
   await trx.deleteFrom('patient_import_uploads').where('id', '=', upload.id).execute();
-  return { kind: 'done', fileName: upload.file_name, created, total: c.total, leftOut, leftOutLines };
+  return { kind: 'done', fileName: upload.file_name, created, total: c.total, leftOut, leftOutLines, reportId };
 }
 
 /**

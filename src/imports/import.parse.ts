@@ -87,7 +87,10 @@ function readCsv(data: Buffer): SheetData {
           if (cell === '') continue;
           if (j >= MAX_COLUMNS && cell.trim() === '') continue;
           if (cell.length > MAX_CELL_CHARS) throw badFile(FILE_MSG.cellTooLong(cellRef(row, j + 1)));
-          if (row > 1 && cell.trimStart().startsWith('=')) throw badFile(FILE_MSG.formula(cellRef(row, j + 1)));
+          if (row > 1 && cell.trimStart().startsWith('=')) {
+            rows.formula(j + 1, cellRef(row, j + 1));
+            continue;
+          }
           rows.cell(cells, j + 1, cell, row);
         }
         rows.row(cells);

@@ -4,6 +4,7 @@
 
 import { PATIENT_FORM_FIELDS, type PatientInput } from '../patients/patient.schema.js';
 import type { ImportAnalysis, ImportField, RowAnalysis } from './import.rules.js';
+import { reportLine, type FileColumns } from './import.report.js';
 
 /** Rows a batch holds: the confirm writes one batch per transaction (decision 0058). */
 export const BATCH_ROWS = 5;
@@ -18,7 +19,11 @@ export const PLAN_FIELDS = PATIENT_FORM_FIELDS.filter<keyof PatientInput>((f): f
 export interface ImportSummary {
   kind: 'csv' | 'xlsx';
   columns: ImportField[];
+  /** The file's heading of each of `columns` (absent in a summary written before issue 29). */
+  headings?: string[];
   ignored: string[];
+  /** Ignored columns that hold formulas (each ignored all the same: the import does not read them). */
+  formulaIgnored?: string[];
   counts: ImportAnalysis['counts'];
   /** The patient fields of each plan row, in order. */
   planFields: string[];
@@ -75,11 +80,18 @@ export class PlanBuilder {
   private problems = 0;
   private valid = 0;
   private readonly shown: RowAnalysis[] = [];
+  /** The CSV lines of the rows left out (omitir) and of the possible duplicates (revisar), for the report. */
+  private readonly skipped: string[] = [];
+  private readonly similar: string[] = [];
 
-  constructor(private readonly documentoKeyOf: (documento: string) => string) {}
+  constructor(
+    private readonly documentoKeyOf: (documento: string) => string,
+    private readonly columns: FileColumns | null = null,
+  ) {}
 
   add(row: RowAnalysis): void {
     if (row.status === 'crear' ? this.valid++ < PREVIEW_VALID_ROWS : this.problems++ < PREVIEW_PROBLEM_ROWS) this.shown.push(row);
+    if (this.columns !== null && row.status !== 'crear') (row.status === 'omitir' ? this.skipped : this.similar).push(reportLine(row, this.columns));
     if (row.patient === null || row.status === 'omitir') return;
     const key = this.documentoKeyOf(row.patient.documento);
     this.keyByLine.set(row.line, key);
@@ -103,9 +115,9 @@ export class PlanBuilder {
     }
   }
 
-  finish(): { shown: RowAnalysis[]; batches: string[]; planRows: number } {
+  finish(): { shown: RowAnalysis[]; batches: string[]; planRows: number; skippedCsv: string; similarCsv: string } {
     if (this.batch.length > 0) this.batches.push(JSON.stringify(this.batch));
     this.batch = [];
-    return { shown: this.shown, batches: this.batches, planRows: this.planRows };
+    return { shown: this.shown, batches: this.batches, planRows: this.planRows, skippedCsv: this.skipped.join(''), similarCsv: this.similar.join('') };
   }
 }

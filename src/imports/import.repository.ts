@@ -37,14 +37,26 @@ export interface ReplacedUpload {
  */
 export async function storeUpload(
   db: Db,
-  u: { userId: number; fileName: string; digest: string; summary: ImportSummary; batches: readonly string[]; at: Date },
+  u: {
+    userId: number;
+    fileName: string;
+    digest: string;
+    summary: ImportSummary;
+    batches: readonly string[];
+    at: Date;
+    /** The report of rows left out: its CSV heading, and its lines (decision 0117). */
+    report?: { header: string; skipped: string; similar: string };
+  },
 ): Promise<{ ok: true; id: number; replaced: ReplacedUpload[] } | { ok: false; reason: 'too_big' | 'busy' }> {
-  const bytes = u.batches.reduce((n, b) => n + Buffer.byteLength(b), 0);
+  const report = u.report ?? { header: '', skipped: '', similar: '' };
+  const bytes =
+    u.batches.reduce((n, b) => n + Buffer.byteLength(b), 0) + Buffer.byteLength(report.header) + Buffer.byteLength(report.skipped) + Buffer.byteLength(report.similar);
   if (bytes > UPLOAD_BYTES_PER_USER) return { ok: false, reason: 'too_big' };
   const first = await inTransaction(db, async (trx) => {
     // One person's previews are made one at a time: their count and bytes are read under the user's row lock.
     if (isPostgres(trx)) await sql`select id from users where id = ${u.userId} for update`.execute(trx);
     await trx.deleteFrom('patient_import_uploads').where('created_at', '<', new Date(u.at.getTime() - UPLOAD_TTL_MS).toISOString()).execute();
+    await trx.deleteFrom('patient_import_reports').where('created_at', '<', new Date(u.at.getTime() - UPLOAD_TTL_MS).toISOString()).execute();
     const mine = await trx
       .selectFrom('patient_import_uploads')
       .select(['id', 'file_name', 'created_at', 'bytes', 'state'])
@@ -73,6 +85,9 @@ export async function storeUpload(
       bytes,
       summary: JSON.stringify(u.summary),
       include_similar: null,
+      report_header: report.header,
+      skipped_csv: report.skipped,
+      similar_csv: report.similar,
     });
     return { id, replaced };
   });
@@ -112,4 +127,35 @@ export async function listPendingUploads(db: Executor, userId: number): Promise<
 export async function discardUpload(db: Executor, id: number, userId: number): Promise<boolean> {
   const r = await db.deleteFrom('patient_import_uploads').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
   return Number(r.numDeletedRows) === 1;
+}
+
+/** A report of rows left out, only the person's own and only for a day after its import. */
+export async function findReport(db: Executor, id: number, userId: number, now: Date) {
+  return db
+    .selectFrom('patient_import_reports')
+    .select(['id', 'file_name', 'created_at', 'filas', 'csv'])
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .where('created_at', '>=', new Date(now.getTime() - UPLOAD_TTL_MS).toISOString())
+    .executeTakeFirst();
+}
+
+export interface ReportListed {
+  id: number;
+  file_name: string;
+  created_at: string;
+  filas: number;
+}
+
+/** The person's reports of the last day, newest first (without their CSV). */
+export async function listRecentReports(db: Executor, userId: number, now: Date): Promise<ReportListed[]> {
+  return db
+    .selectFrom('patient_import_reports')
+    .select(['id', 'file_name', 'created_at', 'filas'])
+    .where('user_id', '=', userId)
+    .where('created_at', '>=', new Date(now.getTime() - UPLOAD_TTL_MS).toISOString())
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(UPLOADS_PER_USER)
+    .execute();
 }

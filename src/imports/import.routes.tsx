@@ -10,10 +10,10 @@ import { createImportJobs } from './import.jobs.js';
 import { FILE_MSG, IMPORT_BAD_FILE } from './import.errors.js';
 import type { ImportSummary } from './import.plan.js';
 import { templateXlsx } from './import.template.js';
-import { discardUpload, findUpload, listPendingUploads, lookupsFor, storeUpload, UPLOADS_PER_USER } from './import.repository.js';
+import { discardUpload, findReport, findUpload, listPendingUploads, listRecentReports, lookupsFor, storeUpload, UPLOADS_PER_USER } from './import.repository.js';
 import { IMPORT_FIELDS, shortFileName } from './import.rules.js';
 import { confirmSchema, discardSchema } from './import.schema.js';
-import { ImportPage, type ImportPreview, type PendingUpload } from './views/import.page.js';
+import { ImportPage, reportFileName, type ImportPreview, type PendingUpload } from './views/import.page.js';
 
 /** The multipart field of the upload form; the body parser (app.ts) hands it over as an UploadedFile. */
 export const UPLOAD_FIELD = 'archivo';
@@ -76,6 +76,7 @@ export async function importRoutes(app: FastifyInstance): Promise<void> {
         error={opts.error ?? null}
         preview={opts.preview ?? null}
         pending={opts.preview ? [] : await pendingOf(request)}
+        reports={opts.preview ? [] : await listRecentReports(db, request.user!.id, clock.now())}
         timeZone={deps.config.timeZone}
       />,
       status,
@@ -106,10 +107,30 @@ export async function importRoutes(app: FastifyInstance): Promise<void> {
     try {
       const result = await jobs.analyse({ fileName: file.filename, data: file.data, today: today(deps), lookups: lookupsFor(db) });
       const digest = createHash('sha256').update(file.data).digest('hex');
-      const stored = await storeUpload(db, { userId: request.user!.id, fileName, digest, summary: result.summary, batches: result.batches, at: clock.now() });
+      const stored = await storeUpload(db, {
+        userId: request.user!.id,
+        fileName,
+        digest,
+        summary: result.summary,
+        batches: result.batches,
+        at: clock.now(),
+        report: { header: result.reportHeader, skipped: result.skippedCsv, similar: result.similarCsv },
+      });
       if (!stored.ok) return render(request, reply, { error: stored.reason === 'busy' ? MSG.busy : MSG.tooBig }, 409);
-      const { columns, ignored, counts } = result.summary;
-      return render(request, reply, { preview: { uploadId: stored.id, fileName, digest, columns, ignored, counts, shown: result.shown, replaced: stored.replaced } });
+      const { kind, columns, headings, ignored, formulaIgnored, counts } = result.summary;
+      return render(request, reply, {
+        preview: {
+          uploadId: stored.id,
+          fileName,
+          digest,
+          read: { kind, fields: columns, headings: headings ?? columns },
+          ignored,
+          formulaIgnored: formulaIgnored ?? [],
+          counts,
+          shown: result.shown,
+          replaced: stored.replaced,
+        },
+      });
     } catch (err) {
       if (isDomainError<{ message: string }>(err, IMPORT_BAD_FILE)) return render(request, reply, { error: err.details.message }, 400);
       throw err;
@@ -133,13 +154,26 @@ export async function importRoutes(app: FastifyInstance): Promise<void> {
       return redirectWith(reply, '/patients/import/', 'error', MSG.interrupted(outcome.fileName, outcome.created));
     }
     const skipped = outcome.total - outcome.created;
+    // With rows left out, the import page: its report of them waits there to be downloaded (decision 0117).
     return redirectWith(
       reply,
-      '/patients/',
+      outcome.reportId === null ? '/patients/' : '/patients/import/#filas-omitidas',
       outcome.leftOut > 0 ? 'warning' : 'success',
       `Importación de «${outcome.fileName}»: ${fmt(outcome.created)} pacientes creados, ${fmt(skipped)} filas omitidas.` +
-        (outcome.leftOut > 0 ? MSG.leftOut(outcome.leftOut, outcome.leftOutLines) : ''),
+        (outcome.leftOut > 0 ? MSG.leftOut(outcome.leftOut, outcome.leftOutLines) : '') +
+        (outcome.reportId === null ? '' : ' Descargue abajo las filas omitidas, cada una con su motivo, para corregirlas e importarlas de nuevo.'),
     );
+  });
+
+  // The rows a confirmed import left out, as the file had them with a «motivo» column: the person's own, for a day.
+  app.get<{ Params: { reportId: string } }>('/omitidas/:reportId/', async (request, reply) => {
+    const id = /^\d{1,10}$/.test(request.params.reportId) ? Number(request.params.reportId) : null;
+    const report = id === null ? undefined : await findReport(db, id, request.user!.id, clock.now());
+    if (!report) return reply.callNotFound();
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('Content-Disposition', contentDisposition(reportFileName(report.file_name)))
+      .send(CSV_BOM + report.csv);
   });
 
   // A pending preview discarded by its person.

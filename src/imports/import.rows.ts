@@ -8,6 +8,11 @@ export interface SheetData {
   kind: 'csv' | 'xlsx';
   header: string[];
   rows: string[][];
+  /**
+   * The first formula of each column that holds one (below the heading), by column (from 1) with its cell's
+   * reference: refused in a column the import reads, ignored with a notice elsewhere (issue 29, decision 0117).
+   */
+  formulas: { col: number; ref: string }[];
 }
 
 /** 'C5' for row 5, column 3. */
@@ -21,6 +26,7 @@ export class RowCollector {
   private header: string[] | null = null;
   private readonly rows: string[][] = [];
   private chars = 0;
+  private readonly formulas = new Map<number, string>();
 
   constructor(private readonly kind: SheetData['kind']) {}
 
@@ -30,6 +36,15 @@ export class RowCollector {
     this.chars += value.length;
     if (this.chars > MAX_RECORD_CHARS) throw badFile(FILE_MSG.rowTooLong(row));
     cells[col - 1] = value;
+  }
+
+  /**
+   * A formula in column `col` (from 1): its value is not read. In the heading row it is refused at once; below it,
+   * where it lies decides (readForAnalysis), so the first of each column is kept.
+   */
+  formula(col: number, ref: string): void {
+    if (this.header === null) throw badFile(FILE_MSG.formula(ref));
+    if (!this.formulas.has(col)) this.formulas.set(col, ref);
   }
 
   /** The row is complete: kept unless blank; the heading first, then at most MAX_IMPORT_ROWS data rows. */
@@ -60,6 +75,6 @@ export class RowCollector {
 
   result(): SheetData {
     if (this.header === null) throw badFile(FILE_MSG.noHeader);
-    return { kind: this.kind, header: this.header, rows: this.rows };
+    return { kind: this.kind, header: this.header, rows: this.rows, formulas: [...this.formulas].map(([col, ref]) => ({ col, ref })) };
   }
 }

@@ -112,6 +112,8 @@ export interface RowAnalysis {
   line: number;
   /** The cells as read, by field ('' for a column the file lacks). */
   values: Record<ImportField, string>;
+  /** The cells of the columns the import reads, in the file's order, exactly as the file had them. */
+  raw: string[];
   /** Errors by field, as the create form gives them. */
   errors: Record<string, string>;
   status: RowStatus;
@@ -197,6 +199,7 @@ export function forEachAnalysedRow(
   dataRows.forEach((cells, i) => {
     const line = i + 2;
     const values = rowValues(cells, columns);
+    const raw = columns.flatMap((f, j) => (f === null ? [] : [cells[j] ?? '']));
     const form = validatePatientForm(values, today);
     const errors: Record<string, string> = form.ok ? {} : { ...form.errors };
     // The form's values take the listed form of matched choices ('union libre' → 'UNIÓN LIBRE').
@@ -232,6 +235,7 @@ export function forEachAnalysedRow(
     onRow({
       line,
       values,
+      raw,
       errors,
       status,
       documentoDuplicate,

@@ -25,6 +25,24 @@ export interface PatientImportUploadsTable {
   left_out: Generated<number>;
   /** JSON array of the first lines left out. */
   left_out_lines: Generated<string>;
+  /** The CSV heading of its report of rows left out: the file's own headings, then «motivo» (migration 0320). */
+  report_header: Generated<string>;
+  /** CSV lines of the rows the preview leaves out (errors, documento taken), each with its reason. */
+  skipped_csv: Generated<string>;
+  /** CSV lines of the possible duplicates: left out unless the person imports them too. */
+  similar_csv: Generated<string>;
+}
+
+/** What a confirmed import left out, one CSV to download, fix and import again (migration 0320; kept a day). */
+export interface PatientImportReportsTable {
+  id: Generated<number>;
+  user_id: number;
+  file_name: string;
+  created_at: string;
+  /** rows in the CSV (the heading left out) */
+  filas: number;
+  /** the whole CSV, heading included, without its BOM */
+  csv: string;
 }
 
 /** The rows to write of an upload, a JSON array per batch; a batch is deleted in the transaction that writes it. */
@@ -37,12 +55,14 @@ export interface PatientImportBatchesTable {
 export interface ImportTables {
   patient_import_uploads: PatientImportUploadsTable;
   patient_import_batches: PatientImportBatchesTable;
+  patient_import_reports: PatientImportReportsTable;
 }
 
 /** The registry's line of the table (src/platform/tables.ts): uploads between preview and confirm (decision 0042); no kept page shows them. */
 export const IMPORT_TABLE_ENTRIES = {
   patient_import_uploads: {},
   patient_import_batches: {},
+  patient_import_reports: {},
 } as const satisfies TableEntries<keyof ImportTables>;
 
 export type ImportUploadRow = Selectable<PatientImportUploadsTable>;

@@ -42,10 +42,13 @@ describe('reading an .xlsx as a stream', () => {
     assert.ok(isDateFormat('dd/mm/yyyy;@') && isDateFormat('[$-es-CO]d "de" mmmm "de" yyyy') && !isDateFormat('0.00') && !isDateFormat('"días" 0'));
   });
 
-  test('the first sheet with data; a formula or an error cell is refused with its reference', async () => {
+  test('the first sheet with data; a formula is noted by column (the analysis decides), in the heading refused; an error cell refused', async () => {
     const two = zipParts(xlsxParts([{ name: 'Vacía', rows: [[null]] }, { name: 'Datos', rows: [['nombre'], ['Ana']] }]));
     assert.deepEqual((await readXlsx(two)).rows, [['Ana']]);
-    await assert.rejects(readXlsx(xlsxOf(['a', 'b'], [['x', { formula: 'A2*2', value: 4 }]])), refused(/La celda B2 contiene una fórmula/));
+    const withFormula = await readXlsx(xlsxOf(['a', 'b'], [['x', { formula: 'A2*2', value: 4 }], ['y', { formula: 'A3*2', value: 4 }]]));
+    assert.deepEqual(withFormula.formulas, [{ col: 2, ref: 'B2' }]);
+    assert.deepEqual(withFormula.rows, [['x'], ['y']]);
+    await assert.rejects(readXlsx(zipParts(xlsxParts([{ name: 'P', rows: [[{ formula: 'ROW()', value: 1 }, 'b'], ['x', 'y']] }]))), refused(/La celda A1 contiene una fórmula/));
     await assert.rejects(readXlsx(xlsxOf(['a'], [[{ error: '#N/A' }]])), refused(/La celda A2 contiene un error de Excel/));
     await assert.rejects(readXlsx(zipParts(xlsxParts([{ name: 'Vacía', rows: [] }]))), refused(/no tiene ninguna hoja con datos/));
   });

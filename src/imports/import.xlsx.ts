@@ -220,7 +220,6 @@ async function readSheet(zip: ZipFile, entry: Entry, book: Workbook, rows: RowCo
     if (cell.value.length + cell.inline.length > MAX_CELL_CHARS) throw badFile(FILE_MSG.cellTooLong(cell.ref));
   };
   const valueOf = (c: NonNullable<typeof cell>): string => {
-    if (c.formula) throw badFile(FILE_MSG.formula(c.ref));
     switch (c.type) {
       case 'e':
         throw badFile(FILE_MSG.cellError(c.ref));
@@ -270,7 +269,8 @@ async function readSheet(zip: ZipFile, entry: Entry, book: Workbook, rows: RowCo
       if (name === 'v' || name === 't') reading = null;
       else if (name === 'rPh') phonetic--;
       else if (name === 'c' && cell !== null && cells !== null) {
-        const value = valueOf(cell);
+        // A formula's value is never read: where it lies decides whether the file is refused (RowCollector.formula).
+        const value = cell.formula ? (rows.formula(cell.col, cell.ref), '') : valueOf(cell);
         if (value !== '') rows.cell(cells, cell.col, value, rowNumber);
         nextCol = cell.col + 1;
         cell = null;

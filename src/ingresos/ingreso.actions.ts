@@ -49,7 +49,7 @@ export type StatusChangeResult =
       kind: 'done';
       decision: StatusChangeDecision | null;
       message: Message;
-      cycle: { id: number; nombre: string; fecha_inicio: string; estado: string };
+      cycle: { id: number; numero: number; nombre: string; fecha_inicio: string; estado: string };
       fieldErrors: FieldErrors | null;
     };
 

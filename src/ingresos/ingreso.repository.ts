@@ -6,6 +6,7 @@ import { conflict } from '../shared/domain-error.js';
 import type { IngresoRow } from './ingreso.table.js';
 import { OPEN_ESTADOS, type Estado } from './ingreso.rules.js';
 import type { CycleDateBounds } from './cycle-dates.rules.js';
+import { cycleNumberOf } from './cycle-number.js';
 
 /** The patient already has an ACTIVO or SUSPENDIDO Ingreso (also raised when the database refuses a racing insert). */
 /** The domain error raised when the patient already has an open cycle (the partial unique index refused it). */
@@ -74,6 +75,7 @@ export async function findIngresoForChange(db: Executor, ingresoId: number) {
       'ingresos.estado',
       'ingresos.motivo',
       'patients.nombre',
+      cycleNumberOf('ingresos').as('numero'),
     ])
     .where('ingresos.id', '=', ingresoId)
     .executeTakeFirst();
@@ -173,14 +175,16 @@ export async function findEarliestCycleStart(db: Executor, pacienteId: number, e
   return row?.earliest ?? null;
 }
 
-/** Every Ingreso of the given patients, newest first per patient: one query for a whole page. */
-export async function listIngresosOfPatients(db: Executor, pacienteIds: readonly number[]): Promise<IngresoRow[]> {
+/** Every Ingreso of the given patients with its cycle number, latest start first per patient: one query for a whole page. */
+export async function listIngresosOfPatients(db: Executor, pacienteIds: readonly number[]): Promise<(IngresoRow & { numero: number })[]> {
   if (pacienteIds.length === 0) return [];
   return db
     .selectFrom('ingresos')
     .selectAll()
+    .select(cycleNumberOf('ingresos').as('numero'))
     .where('paciente_id', 'in', pacienteIds)
     .orderBy('paciente_id')
+    .orderBy('fecha_inicio', 'desc')
     .orderBy('id', 'desc')
     .execute();
 }

@@ -18,7 +18,7 @@ export const followPage = declarePage<{ query: string; page: number; today: stri
     // One query for the page's Ingresos and one for their history, never one per patient.
     const ingresos = await listIngresosOfPatients(db, result.rows.map((r) => r.id));
     const history = groupBy(await listHistoryOfIngresos(db, ingresos.map((i) => i.id)), (h: HistoryEntry) => h.ingreso_id);
-    const byPatient = groupBy(ingresos, (i: IngresoRow) => i.paciente_id);
+    const byPatient = groupBy(ingresos, (i: IngresoRow & { numero: number }) => i.paciente_id);
     const patients: FollowPatient[] = result.rows.map((patient) => ({ patient, ingresos: byPatient.get(patient.id) ?? [] }));
     return {
       node: <FollowContent query={query} result={result} patients={patients} history={history} today={today} timeZone={timeZone} />,

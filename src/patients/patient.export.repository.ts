@@ -2,6 +2,7 @@
 // (patientListFilter in patient.repository.ts), read in pages of
 // EXPORT_PAGE_SIZE in the lists' order (apellido, nombre, id) instead of pages of ten.
 
+import { cycleNumberOf } from '../ingresos/cycle-number.js';
 import type { Executor } from '../db/database.js';
 import { patientListFilter } from './patient.repository.js';
 
@@ -76,14 +77,15 @@ export async function findPatientExportPage(
   return rows;
 }
 
-/** Every Ingreso of the given patients, newest first within each patient. */
+/** Every Ingreso of the given patients with its cycle number, latest start first within each patient. */
 export async function findIngresosOfPatients(db: Executor, patientIds: readonly number[]) {
   if (patientIds.length === 0) return [];
   return db
     .selectFrom('ingresos')
-    .select(['id', 'paciente_id', 'estado', 'fecha_inicio', 'fecha_fin', 'motivo'])
+    .select(['id', 'paciente_id', 'estado', 'fecha_inicio', 'fecha_fin', 'motivo', cycleNumberOf('ingresos').as('numero')])
     .where('paciente_id', 'in', patientIds)
     .orderBy('paciente_id')
+    .orderBy('fecha_inicio', 'desc')
     .orderBy('id', 'desc')
     .execute();
 }

@@ -33,7 +33,7 @@ export function exportPatientList(ctx: ActionContext, filters: { query: string; 
   });
 }
 
-/** /patients/follow: every matching patient, one line per Ingreso (newest first). */
+/** /patients/follow: every matching patient, one line per Ingreso (latest start first), each with its cycle number. */
 export function exportFollowList(ctx: ActionContext, filters: { query: string }): CsvDownload {
   const { db } = ctx;
   const day = todayOf(ctx);
@@ -41,7 +41,7 @@ export function exportFollowList(ctx: ActionContext, filters: { query: string })
     for await (const page of patientPages(db, { query: filters.query, mesFiltro: null, onlyActive: false, today: day })) {
       const byPatient = groupBy(await findIngresosOfPatients(db, page.map((p) => p.id)), (i) => i.paciente_id);
       yield page.flatMap((p) =>
-        (byPatient.get(p.id) ?? []).map((i) => [...patientCells(p), i.id, i.estado, i.fecha_inicio, i.fecha_fin, mesCapita(i.fecha_inicio, day), i.motivo]),
+        (byPatient.get(p.id) ?? []).map((i) => [...patientCells(p), i.numero, i.estado, i.fecha_inicio, i.fecha_fin, mesCapita(i.fecha_inicio, day), i.motivo]),
       );
     }
   }
@@ -49,7 +49,7 @@ export function exportFollowList(ctx: ActionContext, filters: { query: string })
     name: 'follow',
     fileName: `seguimiento-${day}.csv`,
     filters: { query_search: filters.query },
-    header: [...PATIENT_EXPORT_COLUMNS, 'ingreso_id', 'estado', 'fecha_inicio', 'fecha_fin', 'mes_capita', 'motivo'],
+    header: [...PATIENT_EXPORT_COLUMNS, 'ciclo', 'estado', 'fecha_inicio', 'fecha_fin', 'mes_capita', 'motivo'],
     pages: pages(),
   });
 }

@@ -6,6 +6,7 @@ import type { FieldErrors, FormValues } from '../web/fields.js';
 import { declarePage } from '../platform/pages/page-cache.js';
 import { LIST_PAGE_BYTES, RECORD_PAGE_BYTES } from '../platform/pages/cached-page.js';
 import { findPatientById, searchPatients } from './patient.repository.js';
+import { findOpenCycle, findReferralMeasures } from './referral.repository.js';
 import { edad, imc } from './patient.rules.js';
 import { patientFormValues, type ListQuery } from './patient.schema.js';
 import { PatientRecord, patientTitle } from './views/detail.page.js';
@@ -29,13 +30,18 @@ export const patientListPage = declarePage<{ filters: ListQuery; today: string }
 export const patientRecordPage = declarePage<{ patientId: number; today: string; form: { values: FormValues; errors: FieldErrors } | null }>({
   name: 'patients.record',
   patient: ({ patientId }) => patientId,
-  tables: ['patients', 'ingresos'],
+  // exam_records: the referral sheet's latest results (printing the record gives it).
+  tables: ['patients', 'ingresos', 'exam_records'],
   maxBytes: RECORD_PAGE_BYTES,
   async render(db, { patientId, today, form }) {
     const patient = await findPatientById(db, patientId);
     if (!patient) return null;
     const ingreso = (await findActiveIngreso(db, patient.id)) ?? null;
+    const openCycle = await findOpenCycle(db, patient.id);
+    const measures = await findReferralMeasures(db, patient.id);
     const detail = {
+      openCycle,
+      measures,
       patient,
       today,
       edad: edad(patient.fecha_nacimiento, today),

@@ -313,9 +313,10 @@ test('the focus ring stands out 3:1 from what it sits on, and the print view is 
   assert.equal(await page.locator('.topbar').isVisible(), false);
   assert.equal(await page.getByRole('navigation', { name: 'Secciones de la ficha' }).isVisible(), false);
   assert.equal(await page.locator('form').first().isVisible(), false);
-  const header = (await page.locator('.print-header').textContent()) ?? '';
-  assert.match(header, /Ficha del paciente/);
-  assert.match(header, /Lucía Fernández Quintero · CC PG-1/);
+  // The record prints as a referral sheet (decision 0116): who it is, the cycle, and when it was printed.
+  const header = ((await page.locator('.print-header').innerText()) ?? '').replace(/\s+/g, ' ');
+  assert.match(header, /Hoja de remisión/);
+  assert.match(header, /Lucía Fernández Quintero Documento Cédula de ciudadanía PG-1/);
   assert.match(header, /Impreso el 22\/11\/2026/);
   await page.goto(`/exams/${active.id}/`);
   assert.match((await page.locator('.print-header').textContent()) ?? '', /Vista clínica.*Lucía Fernández Quintero/);

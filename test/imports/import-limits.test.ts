@@ -41,7 +41,7 @@ describe('rows are records, not lines', () => {
     assert.equal(res.status, 200, text(res.body).slice(0, 300));
     assert.equal(countIn(res.body, 'total'), 12_000);
     assert.equal(countIn(res.body, 'crear'), 12_000);
-    assert.match(text(res.body), /Columnas que no se importan: Observaciones/);
+    assert.match(text(res.body), /Columnas que no se importan \(se ignoran\): «Observaciones»/);
   });
 
   test('20,001 records of two lines each: refused at the 20,001st, nothing kept', async () => {

@@ -64,7 +64,7 @@ describe('POST /patients/import/ and /confirm/', () => {
     assert.equal(countIn(preview.body, 'total'), 2);
     assert.equal(countIn(preview.body, 'crear'), 2);
     assert.equal(countIn(preview.body, 'omitir'), 0);
-    assert.match(text(preview.body), /Columnas que no se importan: Observación interna/);
+    assert.match(text(preview.body), /Columnas que no se importan \(se ignoran\): «Observación interna»/);
     assert.deepEqual(await snapshot(), before, 'the preview writes nothing');
 
     const done = await client.post('/patients/import/confirm/', confirmFields(preview.body));
@@ -123,9 +123,9 @@ describe('POST /patients/import/ and /confirm/', () => {
     assert.equal(preview.status, 200, text(preview.body).slice(0, 400));
     assert.equal(countIn(preview.body, 'crear'), 1);
     assert.equal(countIn(preview.body, 'omitir'), 1);
-    const bad = /<tr data-import-line="3"[\s\S]*?<\/tr>/.exec(preview.body)![0];
+    const bad = /<tr id="fila-[0-9]*" data-import-line="3"[\s\S]*?<\/tr>/.exec(preview.body)![0];
     assert.match(bad, /data-import-status="omitir"/);
-    assert.match(bad, /data-field="genero" aria-invalid="true">X<span class="field-error error">Seleccione una opción de la lista\.<\/span>/);
+    assert.match(bad, /data-field="genero" data-label="genero" aria-invalid="true">X<span class="field-error error">Seleccione una opción de la lista\.<\/span>/);
     assert.match(decodeEntities(bad), /debe ser anterior a hoy/);
     const done = await client.post('/patients/import/confirm/', confirmFields(preview.body));
     assert.equal(done.status, 302);
@@ -151,9 +151,10 @@ describe('POST /patients/import/ and /confirm/', () => {
     assert.equal(countIn(preview.body, 'omitir'), 2);
     assert.equal(countIn(preview.body, 'revisar'), 1);
     const t = text(preview.body);
-    assert.match(t, /El mismo documento ya está en la fila 2 del archivo/);
-    assert.match(t, new RegExp(`Ya existe un paciente con este documento: ficha n\\.º ${stored.id}`));
-    assert.match(t, new RegExp(`Misma fecha de nacimiento y nombre parecido: ficha n\\.º ${stored.id}`));
+    assert.match(t, /Fila 3 · documento: El mismo documento ya está en la fila 2\./);
+    assert.match(t, new RegExp(`Fila 4 · documento: Ya existe un paciente con este documento \\(ficha n\\.º ${stored.id}\\)`));
+    assert.match(t, new RegExp(`Fila 5 · Posible duplicado: misma fecha de nacimiento y nombre parecido que la ficha n\\.º ${stored.id}\\.`));
+    assert.match(preview.body, new RegExp(`<a href="/patients/${stored.id}/">Ver la ficha n\\.º ${stored.id}</a>`));
 
     // Without ticking "son otras personas" the similar person is left out; a second upload with it ticked brings her in.
     await client.post('/patients/import/confirm/', confirmFields(preview.body));

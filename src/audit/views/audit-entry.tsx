@@ -1,12 +1,22 @@
 import type { ComponentChildren } from 'preact';
 import { formatDateTimeEs } from '../../shared/dates.js';
-import { readableChanges } from '../audit.format.js';
+import { readableChanges, type CycleNumbers } from '../audit.format.js';
 import { actionLabel, entityLabel } from '../audit.labels.js';
 import type { AuditListRow } from '../audit.repository.js';
 
 /** The fields before → after (or the details) of one entry, as staff typed and read them. */
-export function AuditChanges({ entityType, changes, timeZone }: { entityType: string | null; changes: string | null; timeZone: string }) {
-  const parsed = readableChanges(entityType, changes, timeZone);
+export function AuditChanges({
+  entityType,
+  changes,
+  timeZone,
+  ciclos,
+}: {
+  entityType: string | null;
+  changes: string | null;
+  timeZone: string;
+  ciclos?: CycleNumbers;
+}) {
+  const parsed = readableChanges(entityType, changes, timeZone, undefined, ciclos);
   if (parsed.fields.length === 0 && parsed.details.length === 0) return <span class="muted">—</span>;
   return (
     <ul class="audit-changes">
@@ -24,8 +34,13 @@ export function AuditChanges({ entityType, changes, timeZone }: { entityType: st
   );
 }
 
-export function recordText(e: Pick<AuditListRow, 'entity_type' | 'entity_id'>): string {
+export function recordText(e: Pick<AuditListRow, 'entity_type' | 'entity_id' | 'ciclos'>): string {
   if (!e.entity_type) return '—';
+  // A cycle by its number among the patient's (decision 0115), never by its internal id.
+  if (e.entity_type === 'ingreso') {
+    const numero = e.entity_id === null ? undefined : e.ciclos?.get(e.entity_id);
+    return numero === undefined ? entityLabel(e.entity_type) : `${entityLabel(e.entity_type)} ${numero}`;
+  }
   return e.entity_id === null ? entityLabel(e.entity_type) : `${entityLabel(e.entity_type)} #${e.entity_id}`;
 }
 
@@ -69,7 +84,7 @@ export function AuditCells({ entry, timeZone, time }: { entry: Omit<AuditListRow
         )}
       </td>
       <td data-label="Cambios">
-        <AuditChanges entityType={entry.entity_type} changes={entry.changes} timeZone={timeZone} />
+        <AuditChanges entityType={entry.entity_type} changes={entry.changes} timeZone={timeZone} ciclos={entry.ciclos} />
       </td>
     </>
   );

@@ -24,7 +24,7 @@ export function PatientHistory({
   includeViews?: boolean;
 }) {
   return (
-    <section class="card patient-section print-break" id="historial" data-section="patient-history" aria-labelledby="historial-title">
+    <section class="card patient-section no-print" id="historial" data-section="patient-history" aria-labelledby="historial-title">
       <h2 id="historial-title">Historial</h2>
       {patientId !== undefined && (
         <form method="get" action={`/patients/${patientId}/#historial`} class="filters history-filter no-print" novalidate>

@@ -4,7 +4,9 @@ import { formatDateEs } from '../../shared/dates.js';
 import { Layout } from '../../web/layout.js';
 import type { PageContext } from '../../web/render.js';
 import type { CycleSummary, ExamRecordView } from '../exam.repository.js';
-import { CycleList, EstadoBadge, fullName, PatientSummary, RecordTimeline } from './components.js';
+import { cycleName } from '../../ingresos/cycle-number.js';
+import { ReferralHeader } from '../../patients/views/referral.js';
+import { CycleList, openCycleOf, EstadoBadge, fullName, PatientSummary, RecordTimeline } from './components.js';
 
 /** GET /exams/<patient_id>/ingreso/<id>/: one cycle's records, voided ones included, read-only. */
 export function ArchivePage({
@@ -18,7 +20,7 @@ export function ArchivePage({
 }: {
   ctx: PageContext;
   patient: PatientRow;
-  ingreso: IngresoRow;
+  ingreso: IngresoRow & { numero: number };
   records: ExamRecordView[];
   cycles: CycleSummary[];
   today: string;
@@ -26,12 +28,18 @@ export function ArchivePage({
 }) {
   const archived = ingreso.estado === 'TERMINADO';
   return (
-    <Layout ctx={ctx} title={`Ingreso #${ingreso.id} · ${fullName(patient)}`}>
-      <p>
+    <Layout ctx={ctx} title={`${cycleName(ingreso.numero)} · ${fullName(patient)}`}>
+      <p class="no-print">
         <a href={`/exams/${patient.id}/`}>← Vista clínica de {fullName(patient)}</a>
       </p>
+      <ReferralHeader
+        title={`${cycleName(ingreso.numero)}${archived ? ' (archivado)' : ''}`}
+        patient={patient}
+        cycle={openCycleOf(cycles)}
+        today={today}
+      />
       <h1>
-        Ingreso #{ingreso.id} de {fullName(patient)}
+        {cycleName(ingreso.numero)} de {fullName(patient)}
         {archived && (
           <>
             {' '}
@@ -68,11 +76,11 @@ export function ArchivePage({
         <PatientSummary patient={patient} today={today} />
       </section>
       <section aria-labelledby="timeline_h">
-        <h2 id="timeline_h">Registros del ingreso (del más reciente al más antiguo)</h2>
+        <h2 id="timeline_h">Registros del ciclo (del más reciente al más antiguo)</h2>
         <RecordTimeline patientId={patient.id} records={records} voidable={false} timeZone={timeZone} />
       </section>
       <section aria-labelledby="cycles_h">
-        <h2 id="cycles_h">Ingresos del paciente</h2>
+        <h2 id="cycles_h">Ciclos del paciente</h2>
         <CycleList patientId={patient.id} cycles={cycles} current={ingreso.id} />
       </section>
     </Layout>

@@ -1,5 +1,6 @@
 import type { IngresoRow } from '../../ingresos/ingreso.table.js';
 import { mesCapita } from '../../ingresos/ingreso.rules.js';
+import { cycleName } from '../../ingresos/cycle-number.js';
 import type { PatientRow } from '../../patients/patient.table.js';
 import { labelOf } from '../../patients/patient.rules.js';
 import { formatDateEs } from '../../shared/dates.js';
@@ -8,7 +9,8 @@ import type { CycleSummary, ExamRecordView, SeriesRow } from '../exam.repository
 import { CycleList, EstadoBadge, fullName, PatientSummary, RecordTimeline } from './components.js';
 import { examFormLabels, ExamForms, KIND_PATHS, type PostedForm } from './forms.js';
 import { ErrorSummary } from '../../web/fields.js';
-import { PrintHeader } from '../../web/print.js';
+import { openCycleOf } from './components.js';
+import { ReferralHeader } from '../../patients/views/referral.js';
 import { Trends } from './trends.js';
 
 export interface ClinicalViewData {
@@ -32,12 +34,13 @@ export const clinicalTitle = (patient: PatientRow) => `Vista clínica · ${fullN
 export function ClinicalContent({ data }: { data: ClinicalViewData }) {
   const { patient, today, active, cycles } = data;
   const suspended = cycles.find((c) => c.estado === 'SUSPENDIDO');
+  const activeNumero = active ? cycles.find((c) => c.id === active.id)?.numero : undefined;
   return (
     <>
       <p class="no-print">
         <a href="/exams/">← Exámenes</a>
       </p>
-      <PrintHeader title="Vista clínica" name={fullName(patient)} documento={`${patient.tipo_documento} ${patient.documento}`} printedOn={today} />
+      <ReferralHeader title="Vista clínica" patient={patient} cycle={openCycleOf(cycles)} today={today} />
       <h1>Vista clínica: {fullName(patient)}</h1>
       {data.posted && (
         <ErrorSummary
@@ -51,7 +54,7 @@ export function ClinicalContent({ data }: { data: ClinicalViewData }) {
         <PatientSummary patient={patient} today={today} />
         {active && (
           <p class="active-ingreso" data-ingreso-id={String(active.id)} data-estado="ACTIVO">
-            Ingreso #{active.id} <EstadoBadge estado="ACTIVO" /> desde {formatDateEs(active.fecha_inicio)} · mes de cápita{' '}
+            {activeNumero !== undefined ? cycleName(activeNumero) : 'Ciclo actual'} <EstadoBadge estado="ACTIVO" /> desde {formatDateEs(active.fecha_inicio)} · mes de cápita{' '}
             <strong data-mes-capita={String(mesCapita(active.fecha_inicio, today))}>{mesCapita(active.fecha_inicio, today)}</strong>
           </p>
         )}
@@ -77,7 +80,7 @@ export function ClinicalContent({ data }: { data: ClinicalViewData }) {
           </p>
           {suspended && (
             <p>
-              El ingreso #{suspended.id} está SUSPENDIDO. Para registrar exámenes, reactívelo en{' '}
+              El {cycleName(suspended.numero).toLowerCase()} está SUSPENDIDO. Para registrar exámenes, reactívelo en{' '}
               <a href="/patients/follow">Seguimiento</a>.
             </p>
           )}
@@ -85,7 +88,7 @@ export function ClinicalContent({ data }: { data: ClinicalViewData }) {
         </div>
       )}
       <section aria-labelledby="cycles_h">
-        <h2 id="cycles_h">Ingresos del paciente</h2>
+        <h2 id="cycles_h">Ciclos del paciente</h2>
         <CycleList patientId={patient.id} cycles={cycles} />
       </section>
     </>

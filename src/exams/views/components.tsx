@@ -3,6 +3,7 @@
 import { edad, ENTIDADES_SALUD, imc, labelOf, PROGRAMAS, TIPOS_DOCUMENTO } from '../../patients/patient.rules.js';
 import type { PatientRow } from '../../patients/patient.table.js';
 import { formatDateEs, formatDateTimeEs } from '../../shared/dates.js';
+import { cycleName } from '../../ingresos/cycle-number.js';
 import { CsrfField } from '../../web/layout.js';
 import type { CycleSummary, ExamRecordView } from '../exam.repository.js';
 import {
@@ -70,15 +71,21 @@ export function PatientSummary({ patient, today }: { patient: PatientRow; today:
   );
 }
 
+/** The open cycle (ACTIVO or SUSPENDIDO) of a patient's cycles, for the paper header; null when none. */
+export function openCycleOf(cycles: CycleSummary[]): { numero: number; estado: 'ACTIVO' | 'SUSPENDIDO'; fecha_inicio: string } | null {
+  const open = cycles.find((c) => c.estado === 'ACTIVO' || c.estado === 'SUSPENDIDO');
+  return open ? { numero: open.numero, estado: open.estado as 'ACTIVO' | 'SUSPENDIDO', fecha_inicio: open.fecha_inicio } : null;
+}
+
 /** All of the patient's cycles, each linking to its read-only view. */
 export function CycleList({ patientId, cycles, current }: { patientId: number; cycles: CycleSummary[]; current?: number }) {
   if (cycles.length === 0) return <p class="muted">El paciente no tiene ingresos registrados.</p>;
   return (
-    <div class="table-wrap" tabIndex={0} role="region" aria-label="Ingresos del paciente">
+    <div class="table-wrap" tabIndex={0} role="region" aria-label="Ciclos del paciente">
       <table class="table cycles">
         <thead>
           <tr>
-            <th scope="col">Ingreso</th>
+            <th scope="col">Ciclo</th>
             <th scope="col">Estado</th>
             <th scope="col">Inicio</th>
             <th scope="col">Fin</th>
@@ -88,12 +95,12 @@ export function CycleList({ patientId, cycles, current }: { patientId: number; c
         <tbody>
           {cycles.map((c) => (
             <tr data-ingreso-id={String(c.id)} data-estado={c.estado}>
-              <td data-label="Ingreso">
+              <td data-label="Ciclo">
                 {c.id === current ? (
-                  <span aria-current="page">Ingreso #{c.id}</span>
+                  <span aria-current="page">{cycleName(c.numero)}</span>
                 ) : (
                   <a href={`/exams/${patientId}/ingreso/${c.id}/`}>
-                    Ingreso #{c.id}
+                    {cycleName(c.numero)}
                     {c.estado === 'TERMINADO' ? ' (archivado)' : ''}
                   </a>
                 )}

@@ -3,7 +3,9 @@ import { CsrfField, Layout } from '../../web/layout.js';
 import type { PageContext } from '../../web/render.js';
 import { PREVIEW_PROBLEM_ROWS, PREVIEW_VALID_ROWS } from '../import.plan.js';
 import type { ReplacedUpload } from '../import.repository.js';
-import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, UPLOADS_PER_USER, type ImportAnalysis, type ImportField, type RowAnalysis, type RowStatus } from '../import.rules.js';
+import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, UPLOADS_PER_USER, type ImportAnalysis, type RowAnalysis, type RowStatus } from '../import.rules.js';
+import type { ReportListed } from '../import.repository.js';
+import { displayCell, problemText, rowProblems, type FileColumns } from '../import.report.js';
 import type { UploadState } from '../import.table.js';
 
 export { PREVIEW_PROBLEM_ROWS, PREVIEW_VALID_ROWS };
@@ -12,8 +14,11 @@ export interface ImportPreview {
   uploadId: number;
   fileName: string;
   digest: string;
-  columns: ImportField[];
+  /** The columns read, under the file's own headings. */
+  read: FileColumns;
   ignored: string[];
+  /** Ignored columns that hold formulas. */
+  formulaIgnored: string[];
   counts: ImportAnalysis['counts'];
   /** The rows shown, in file order (chosen by the analysis: import.plan.ts). */
   shown: RowAnalysis[];
@@ -56,31 +61,49 @@ function UploadForm() {
   );
 }
 
-function Notes({ row }: { row: RowAnalysis }) {
+/** Why a row is left out or needs a look, in its result cell: each problem, and links to the records it names. */
+function Reasons({ row, read }: { row: RowAnalysis; read: FileColumns }) {
+  const problems = rowProblems(row, read);
   const d = row.documentoDuplicate;
+  const ids = [...(d && 'patientId' in d ? [d.patientId] : []), ...row.similar.patientIds];
+  if (problems.length === 0 && ids.length === 0) return null;
   return (
     <ul class="import-notes">
-      {d && 'patientId' in d && (
+      {problems.map((p) => (
+        <li class={row.status === 'omitir' ? 'error' : undefined}>{problemText(p)}</li>
+      ))}
+      {ids.map((id) => (
         <li>
-          Ya existe un paciente con este documento: <a href={`/patients/${d.patientId}/`}>ficha n.º {d.patientId}</a>.
-        </li>
-      )}
-      {d && 'line' in d && <li>El mismo documento ya está en la fila {d.line} del archivo.</li>}
-      {row.similar.patientIds.map((id) => (
-        <li>
-          Misma fecha de nacimiento y nombre parecido: <a href={`/patients/${id}/`}>ficha n.º {id}</a>.
+          <a href={`/patients/${id}/`}>Ver la ficha n.º {id}</a>
         </li>
       ))}
-      {row.similar.lines.length > 0 && <li>Misma fecha de nacimiento y nombre parecido que la fila {row.similar.lines.join(', ')}.</li>}
-      {row.errors._form && <li class="error">{row.errors._form}</li>}
     </ul>
   );
 }
 
+/** Every problem of the rows shown, each linked to its row: "Fila 12 · Valor cápita: Ingrese un número válido." */
+function ProblemList({ preview }: { preview: ImportPreview }) {
+  const items = preview.shown.filter((r) => r.status !== 'crear').flatMap((row) => rowProblems(row, preview.read).map((p) => ({ row, p })));
+  if (items.length === 0) return null;
+  return (
+    <section class="card import-problems" aria-labelledby="import-problems-title" data-import-problems="">
+      <h3 id="import-problems-title">
+        {items.length === 1 ? 'Un problema encontrado' : `${fmt(items.length)} problemas encontrados`}
+      </h3>
+      <ul>
+        {items.map(({ row, p }) => (
+          <li data-problem-line={String(row.line)} data-import-status={row.status}>
+            <a href={`#fila-${row.line}`}>Fila {row.line}</a> · {problemText(p)}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 function PreviewTable({ preview }: { preview: ImportPreview }) {
-  const { shown, counts } = preview;
+  const { shown, counts, read } = preview;
   const problems = counts.revisar + counts.omitir;
-  const columns = preview.columns;
   return (
     <>
       {shown.length < counts.total && (
@@ -89,30 +112,39 @@ function PreviewTable({ preview }: { preview: ImportPreview }) {
           {' '}y {counts.crear > PREVIEW_VALID_ROWS ? `las primeras ${fmt(PREVIEW_VALID_ROWS)}` : 'todas las'} válidas.
         </p>
       )}
-      <div class="table-wrap">
+      {problems > 0 && counts.crear > 0 && (
+        <p class="field check import-filter">
+          <label>
+            <input type="checkbox" id="solo-problemas" data-only-problems="" /> Mostrar solo las filas con problemas
+          </label>
+        </p>
+      )}
+      <div class="table-wrap" tabIndex={0} role="region" aria-label="Filas del archivo">
         <table class="table import-preview">
           <thead>
             <tr>
               <th scope="col">Fila</th>
               <th scope="col">Resultado</th>
-              {columns.map((c) => (
-                <th scope="col">{c}</th>
+              {read.headings.map((h) => (
+                <th scope="col">{h}</th>
               ))}
             </tr>
           </thead>
           <tbody>
             {shown.map((row) => (
-              <tr data-import-line={String(row.line)} data-import-status={row.status}>
-                <th scope="row">{row.line}</th>
-                <td>
+              <tr id={`fila-${row.line}`} data-import-line={String(row.line)} data-import-status={row.status}>
+                <th scope="row" data-label="Fila">
+                  {row.line}
+                </th>
+                <td data-label="Resultado" class="import-result">
                   <span class={`import-status import-${row.status}`}>{STATUS_LABEL[row.status]}</span>
-                  <Notes row={row} />
+                  <Reasons row={row} read={read} />
                 </td>
-                {columns.map((c) => {
-                  const error = row.errors[c];
+                {read.fields.map((field, i) => {
+                  const error = row.errors[field];
                   return (
-                    <td class={error ? 'cell-invalid' : undefined} data-field={c} aria-invalid={error ? 'true' : undefined}>
-                      {row.values[c]}
+                    <td class={error ? 'cell-invalid' : undefined} data-field={field} data-label={read.headings[i]} aria-invalid={error ? 'true' : undefined}>
+                      {displayCell(read, i, row.raw[i] ?? '')}
                       {error && <span class="field-error error">{error}</span>}
                     </td>
                   );
@@ -237,14 +269,63 @@ function Preview({ preview }: { preview: ImportPreview }) {
           repetido)
         </li>
       </ul>
-      {preview.ignored.length > 0 && <p class="muted">Columnas que no se importan: {preview.ignored.join(', ')}.</p>}
+      {preview.ignored.length > 0 && (
+        <p class="message message-info" data-import-ignored="">
+          Columnas que no se importan (se ignoran): {preview.ignored.map((h) => `«${h}»`).join(', ')}.
+          {preview.formulaIgnored.length > 0 &&
+            ` ${preview.formulaIgnored.length === 1 ? 'La columna' : 'Las columnas'} ${preview.formulaIgnored.map((h) => `«${h}»`).join(', ')} ${preview.formulaIgnored.length === 1 ? 'tiene' : 'tienen'} fórmulas: no se leen, así que no impiden la importación.`}
+        </p>
+      )}
+      {c.omitir + c.revisar > 0 && (
+        <p class="muted">
+          Las filas que se omitan podrá descargarlas en un CSV después de confirmar, con su motivo, para corregirlas e importarlas de nuevo.
+        </p>
+      )}
       <ConfirmForm uploadId={preview.uploadId} digest={preview.digest} counts={c} includeSimilar={null} label="Confirmar la importación" cancel />
+      <ProblemList preview={preview} />
       <PreviewTable preview={preview} />
     </section>
   );
 }
 
-export function ImportPage(props: { ctx: PageContext; error?: string | null; preview?: ImportPreview | null; pending?: PendingUpload[]; timeZone: string }) {
+/** The name of a report's download: 'filas-omitidas-pacientes.csv' for «pacientes.xlsx». */
+export function reportFileName(fileName: string): string {
+  const base = fileName.replace(/\.(csv|xlsx)$/i, '');
+  return `filas-omitidas-${base}.csv`;
+}
+
+/** The rows the person's recent imports left out, each report a download (decision 0117). */
+function Reports({ reports, timeZone }: { reports: ReportListed[]; timeZone: string }) {
+  if (reports.length === 0) return null;
+  return (
+    <section class="card import-reports" id="filas-omitidas" aria-labelledby="filas-omitidas-title" data-import-reports="">
+      <h2 id="filas-omitidas-title">Filas omitidas de sus importaciones recientes</h2>
+      <p class="muted">
+        Cada archivo trae las filas como estaban en el suyo y una columna «motivo». Corríjalas, borre esa columna si quiere (se ignora) y súbalo de
+        nuevo. Se guardan un día.
+      </p>
+      <ul>
+        {reports.map((r) => (
+          <li data-import-report={String(r.id)}>
+            <a href={`/patients/import/omitidas/${r.id}/`} download={reportFileName(r.file_name)}>
+              Descargar {r.filas === 1 ? 'la fila omitida' : `las ${fmt(r.filas)} filas omitidas`} de «{r.file_name}» (CSV)
+            </a>{' '}
+            <span class="muted">· importado el {formatDateTimeEs(r.created_at, timeZone)}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+export function ImportPage(props: {
+  ctx: PageContext;
+  error?: string | null;
+  preview?: ImportPreview | null;
+  pending?: PendingUpload[];
+  reports?: ReportListed[];
+  timeZone: string;
+}) {
   const { ctx, error, preview } = props;
   return (
     <Layout ctx={ctx} title="Importar pacientes">
@@ -270,6 +351,7 @@ export function ImportPage(props: { ctx: PageContext; error?: string | null; pre
           <p>
             Plantillas: <a href="/patients/import/plantilla.csv">plantilla.csv</a> · <a href="/patients/import/plantilla.xlsx">plantilla.xlsx</a>
           </p>
+          <Reports reports={props.reports ?? []} timeZone={props.timeZone} />
           <UploadForm />
           <Pending pending={props.pending ?? []} timeZone={props.timeZone} />
         </>

@@ -3,11 +3,14 @@ import { ErrorSummary, TextField, type FieldErrors, type FormValues } from '../.
 import { CsrfField, Layout } from '../../web/layout.js';
 import type { PageContext } from '../../web/render.js';
 import { MOTIVO_MAX_LENGTH } from '../ingreso.rules.js';
+import { cycleName } from '../cycle-number.js';
 
 export const TERMINATE_LABELS = { fecha_terminacion: 'Fecha de terminación', motivo_estado: 'Motivo' } as const;
 
 export interface TerminateCycle {
   id: number;
+  /** its cycle number among the patient's */
+  numero: number;
   nombre: string;
   fecha_inicio: string;
   estado: string;
@@ -43,7 +46,7 @@ export function TerminatePage({
       <h1>¿Terminar el ciclo de {cycle.nombre}?</h1>
       <div class="message message-warning" data-confirm-question>
         <p>
-          El ciclo n.º {cycle.id} ({cycle.estado}, desde el {formatDateEs(cycle.fecha_inicio)}) quedará TERMINADO y archivado.{' '}
+          El {cycleName(cycle.numero).toLowerCase()} ({cycle.estado}, desde el {formatDateEs(cycle.fecha_inicio)}) quedará TERMINADO y archivado.{' '}
           <strong>No podrá volver a activarse</strong>; para continuar la atención se inicia un ciclo nuevo.
         </p>
       </div>

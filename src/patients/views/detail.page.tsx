@@ -2,7 +2,6 @@ import type { IngresoRow } from '../../ingresos/ingreso.table.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { formatCop, formatHundredths } from '../../shared/decimal.js';
 import { ErrorSummary, type FieldErrors, type FormValues } from '../../web/fields.js';
-import { PrintHeader } from '../../web/print.js';
 import { CsrfField } from '../../web/layout.js';
 import {
   DIAGNOSTICOS,
@@ -16,6 +15,9 @@ import {
 } from '../patient.rules.js';
 import type { PatientRow } from '../patient.table.js';
 import { PATIENT_FORM_LABELS, PatientFields } from './patient-form.js';
+import type { ReferralCycle, ReferralMeasures } from '../referral.repository.js';
+import { ReferralSheet } from './referral.js';
+import { cycleName } from '../../ingresos/cycle-number.js';
 
 export interface PatientDetail {
   patient: PatientRow;
@@ -26,6 +28,10 @@ export interface PatientDetail {
   /** The ACTIVO Ingreso (the spec's ingreso_actual), or null. */
   ingreso: IngresoRow | null;
   mesCapita: number | null;
+  /** the open cycle (ACTIVO or SUSPENDIDO) with its number, for the referral sheet and the cycle's name */
+  openCycle: ReferralCycle | null;
+  /** the latest value of each measure (the referral sheet) */
+  measures: ReferralMeasures;
 }
 
 const dec = (n: number | null, unit: string) => (n === null ? '—' : `${formatHundredths(n)} ${unit}`);
@@ -76,13 +82,8 @@ export function PatientRecord({ detail, values, errors }: { detail: PatientDetai
       <p class="no-print">
         <a href="/patients/">← Pacientes</a>
       </p>
-      <PrintHeader
-        title="Ficha del paciente"
-        name={`${p.nombre} ${p.apellido}`}
-        documento={`${p.tipo_documento} ${p.documento}`}
-        printedOn={detail.today}
-      />
-      <div class="page-head" data-patient-id={String(p.id)}>
+      <ReferralSheet patient={p} cycle={detail.openCycle} measures={detail.measures} today={detail.today} />
+      <div class="page-head no-print" data-patient-id={String(p.id)}>
         <h1>
           {p.nombre} {p.apellido}
         </h1>
@@ -110,7 +111,7 @@ export function PatientRecord({ detail, values, errors }: { detail: PatientDetai
           ))}
         </ul>
       </nav>
-      <div class="grid-2">
+      <div class="grid-2 no-print">
         <section class="card patient-section" id="ficha" aria-labelledby="datos-title">
           <h2 id="datos-title">Ficha: datos del paciente</h2>
           <dl class="summary">
@@ -128,9 +129,11 @@ export function PatientRecord({ detail, values, errors }: { detail: PatientDetai
           aria-labelledby="ingreso-title"
           data-ingreso-actual={ingreso ? String(ingreso.id) : undefined}
         >
-          <h2 id="ingreso-title">Ciclo actual (ingreso)</h2>
+          <h2 id="ingreso-title">Ciclo actual</h2>
           {ingreso ? (
             <dl class="summary">
+              <dt>Ciclo</dt>
+              <dd>{detail.openCycle ? cycleName(detail.openCycle.numero) : '—'}</dd>
               <dt>Estado</dt>
               <dd>
                 <span class={`badge badge-${ingreso.estado}`}>{ingreso.estado}</span>

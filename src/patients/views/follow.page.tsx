@@ -9,11 +9,12 @@ import type { HistoryEntry } from '../../ingresos/ingreso.repository.js';
 import { isAtProgramLimit, MES_CAPITA_MAX, mesCapita, MOTIVO_MAX_LENGTH, OPEN_ESTADOS, type Estado } from '../../ingresos/ingreso.rules.js';
 import type { IngresoRow } from '../../ingresos/ingreso.table.js';
 import { FOLLOW_PATH } from '../../ingresos/views/follow.links.js';
+import { cycleName } from '../../ingresos/cycle-number.js';
 
 export interface FollowPatient {
   patient: PatientListRow;
-  /** newest first */
-  ingresos: IngresoRow[];
+  /** latest start first, each with its cycle number */
+  ingresos: (IngresoRow & { numero: number })[];
 }
 
 export interface FollowPageProps {
@@ -133,11 +134,10 @@ function PatientCard({
         <p class="muted">Este paciente no tiene ingresos registrados.</p>
       ) : (
         <div class="ingresos">
-          {ingresos.map((ingreso, index) => (
+          {ingresos.map((ingreso) => (
             <IngresoItem
-             
               ingreso={ingreso}
-              number={ingresos.length - index}
+              number={ingreso.numero}
               nombre={patient.nombre}
               history={history.get(ingreso.id) ?? []}
               today={today}
@@ -175,7 +175,7 @@ function IngresoItem({
   return (
     <article class="ingreso card" data-ingreso-id={String(ingreso.id)} data-estado={ingreso.estado}>
       <div class="ingreso-head">
-        <strong>Ingreso {number}</strong>{' '}
+        <strong>{cycleName(number)}</strong>{' '}
         <span class={`badge badge-${ingreso.estado}`}>{ESTADO_LABELS[ingreso.estado]}</span>
         {atLimit && (
           <>
