@@ -2,7 +2,8 @@
 import { sql } from 'kysely';
 import type { Executor, Trx } from '../db/database.js';
 import { insertRowReturningId, insertRow } from '../platform/writes/prepared.js';
-import type { PlanLine, PlannedVisit } from './agenda.rules.js';
+import { addDays } from '../shared/dates.js';
+import { ADHERENCE, type PlanLine, type PlannedVisit } from './agenda.rules.js';
 import type { CitaEstado, CitaRow } from './agenda.table.js';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -238,3 +239,207 @@ export function overlapRefused(err: unknown): 'profesional' | 'recurso' | null {
   }
   return null;
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// The agenda's views
+
+export interface AgendaFilters {
+  desde: string;
+  hasta: string;
+  profesional: number | null;
+  recurso: number | null;
+}
+
+/** The booked, attended and missed visits of the days from `desde` to `hasta`, by day and time. */
+export async function listBookedVisits(db: Executor, f: AgendaFilters) {
+  let q = db
+    .selectFrom('citas as c')
+    .innerJoin('patients as p', 'p.id', 'c.paciente_id')
+    .innerJoin('agenda_tipos as t', 't.codigo', 'c.tipo')
+    .leftJoin('users as u', 'u.id', 'c.profesional_id')
+    .leftJoin('agenda_recursos as r', 'r.id', 'c.recurso_id')
+    .select([
+      'c.id',
+      'c.paciente_id',
+      'c.estado',
+      'c.fecha',
+      'c.hora',
+      'c.duracion_min',
+      'c.profesional_id',
+      'c.recurso_id',
+      'c.exam_record_id',
+      'p.nombre',
+      'p.apellido',
+      'p.programa',
+      't.nombre as tipo_nombre',
+      'u.username as profesional',
+      'r.nombre as recurso',
+    ])
+    .where('c.fecha', '>=', f.desde)
+    .where('c.fecha', '<=', f.hasta)
+    .where((eb) => eb.or([eb('c.estado', '=', 'AGENDADA'), eb('c.estado', '=', 'ATENDIDA'), eb('c.estado', '=', 'NO_ASISTIO')]));
+  if (f.profesional !== null) q = q.where('c.profesional_id', '=', f.profesional);
+  if (f.recurso !== null) q = q.where('c.recurso_id', '=', f.recurso);
+  return q.orderBy('c.fecha').orderBy('c.hora').orderBy('c.id').limit(1000).execute();
+}
+export type BookedVisit = Awaited<ReturnType<typeof listBookedVisits>>[number];
+
+/** A visit with what its page shows: patient, kind, professional, resource. */
+export const findVisitDetail = (db: Executor, id: number) =>
+  db
+    .selectFrom('citas as c')
+    .innerJoin('patients as p', 'p.id', 'c.paciente_id')
+    .innerJoin('agenda_tipos as t', 't.codigo', 'c.tipo')
+    .leftJoin('users as u', 'u.id', 'c.profesional_id')
+    .leftJoin('agenda_recursos as r', 'r.id', 'c.recurso_id')
+    .selectAll('c')
+    .select(['p.nombre', 'p.apellido', 't.nombre as tipo_nombre', 't.duracion_min as tipo_duracion', 'u.username as profesional', 'r.nombre as recurso'])
+    .where('c.id', '=', id)
+    .executeTakeFirst();
+
+/** The visits of the patient's open (or latest) cycle, for the booking page. */
+export const listCycleVisits = (db: Executor, ingresoId: number) =>
+  db
+    .selectFrom('citas as c')
+    .innerJoin('agenda_tipos as t', 't.codigo', 'c.tipo')
+    .select(['c.id', 'c.tipo', 'c.estado', 'c.vence_el', 'c.fecha', 'c.hora', 't.nombre as tipo_nombre'])
+    .where('c.ingreso_id', '=', ingresoId)
+    .orderBy(sql`coalesce(c.fecha, c.vence_el)`)
+    .orderBy('c.id')
+    .limit(200)
+    .execute();
+
+// ---------------------------------------------------------------------------------------------------------
+// Worklists (filtered in SQL: program, insurer, professional who has seen or will see the patient in the cycle)
+
+export type WorklistKind = 'semana' | 'vencidas' | 'inasistencias' | 'sin_proxima' | 'cpap';
+
+export interface WorklistFilters {
+  programa: string | null;
+  entidad: string | null;
+  profesional: number | null;
+}
+
+export interface WorklistRow {
+  paciente_id: number;
+  nombre: string;
+  apellido: string;
+  programa: string;
+  entidad_salud: string;
+  celular: string;
+  ingreso_id: number;
+  cita_id: number | null;
+  tipo_nombre: string | null;
+  /** The due date, the missed visit's date, the cycle's start or the last CPAP download, by list. */
+  fecha: string | null;
+  detalle: string | null;
+}
+
+export const WORKLIST_LIMIT = 200;
+
+function filtered<Q extends { where: (...a: any[]) => Q }>(q: Q, f: WorklistFilters): Q {
+  let out = q;
+  if (f.programa !== null) out = out.where('p.programa', '=', f.programa);
+  if (f.entidad !== null) out = out.where('p.entidad_salud', '=', f.entidad);
+  if (f.profesional !== null) {
+    const prof = f.profesional;
+    out = out.where(sql<boolean>`exists (select 1 from citas cp where cp.ingreso_id = i.id and cp.profesional_id = ${prof})`);
+  }
+  return out;
+}
+
+/** One worklist's rows (at most WORKLIST_LIMIT), for the day `today`. */
+export async function listWorklist(db: Executor, kind: WorklistKind, f: WorklistFilters, today: string, week: { desde: string; hasta: string }): Promise<WorklistRow[]> {
+  const base = db
+    .selectFrom('ingresos as i')
+    .innerJoin('patients as p', 'p.id', 'i.paciente_id')
+    .select(['p.id as paciente_id', 'p.nombre', 'p.apellido', 'p.programa', 'p.entidad_salud', 'p.celular', 'i.id as ingreso_id']);
+  if (kind === 'semana' || kind === 'vencidas' || kind === 'inasistencias') {
+    let q = base
+      .innerJoin('citas as c', 'c.ingreso_id', 'i.id')
+      .innerJoin('agenda_tipos as t', 't.codigo', 'c.tipo')
+      .select(['c.id as cita_id', 't.nombre as tipo_nombre']);
+    if (kind === 'semana') {
+      // From today to Sunday: what fell due earlier this week is overdue (its own list).
+      q = q.where('c.estado', '=', 'PENDIENTE').where('c.vence_el', '>=', today > week.desde ? today : week.desde).where('c.vence_el', '<=', week.hasta);
+    } else if (kind === 'vencidas') {
+      q = q.where('c.estado', '=', 'PENDIENTE').where('c.vence_el', '<', today);
+    } else {
+      q = q
+        .where('c.estado', '=', 'NO_ASISTIO')
+        .where('i.estado', '=', 'ACTIVO')
+        .where(sql<boolean>`not exists (select 1 from citas c2 where c2.ingreso_id = c.ingreso_id and c2.tipo = c.tipo and c2.id <> c.id
+          and (c2.estado = 'AGENDADA' or c2.estado = 'ATENDIDA') and c2.fecha >= c.fecha)`);
+    }
+    const dateCol = kind === 'inasistencias' ? 'c.fecha' : 'c.vence_el';
+    const rows = await filtered(q.select([sql<string | null>`${sql.ref(dateCol)}`.as('fecha'), sql<string | null>`null`.as('detalle')]), f)
+      .orderBy(sql.ref(dateCol))
+      .orderBy('c.id')
+      .limit(WORKLIST_LIMIT)
+      .execute();
+    return rows;
+  }
+  if (kind === 'sin_proxima') {
+    return filtered(
+      base
+        .select([sql<number | null>`null`.as('cita_id'), sql<string | null>`null`.as('tipo_nombre'), 'i.fecha_inicio as fecha', sql<string | null>`null`.as('detalle')])
+        .where('i.estado', '=', 'ACTIVO')
+        .where(sql<boolean>`not exists (select 1 from citas c where c.ingreso_id = i.id and (c.estado = 'PENDIENTE' or c.estado = 'AGENDADA'))`),
+      f,
+    )
+      .orderBy('i.fecha_inicio')
+      .orderBy('i.id')
+      .limit(WORKLIST_LIMIT)
+      .execute();
+  }
+  // CPAP: the AOS cycles whose latest CPAP download of the last 30 days shows non-adherence, and those past their
+  // first 90 days without any download (decision 0103).
+  const since = addDays(today, -ADHERENCE.windowDays);
+  const firstDeadline = addDays(today, -ADHERENCE.firstControlDays);
+  const latest = sql`(select e.id from exam_records e where e.ingreso_id = i.id and e.kind = 'MONITOREO' and e.tipo = 'DESCARGA_CPAP'
+      and e.anulado_at is null order by e.fecha desc, e.id desc limit 1)`;
+  return filtered(
+    base
+      .leftJoin('exam_records as e', (j) => j.on(sql<boolean>`e.id = ${latest}`))
+      .select([
+        sql<number | null>`null`.as('cita_id'),
+        sql<string | null>`null`.as('tipo_nombre'),
+        sql<string | null>`coalesce(e.fecha, i.fecha_inicio)`.as('fecha'),
+        sql<string | null>`case when e.id is null then 'sin_control' else cast(e.horas_uso_promedio as text) || '/' || cast(e.porcentaje_noches_4h as text) end`.as('detalle'),
+      ])
+      .where('i.estado', '=', 'ACTIVO')
+      .where('p.programa', '=', 'PROGRAMA AOS')
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('e.id', 'is', null), eb('i.fecha_inicio', '<=', firstDeadline)]),
+          eb.and([
+            eb('e.fecha', '>=', since),
+            eb.or([eb('e.horas_uso_promedio', '<', ADHERENCE.minHorasHundredths), eb('e.porcentaje_noches_4h', '<', ADHERENCE.minNochesHundredths), eb('e.horas_uso_promedio', 'is', null), eb('e.porcentaje_noches_4h', 'is', null)]),
+          ]),
+        ]),
+      ),
+    f,
+  )
+    .orderBy('i.fecha_inicio')
+    .orderBy('i.id')
+    .limit(WORKLIST_LIMIT)
+    .execute();
+}
+
+
+/** How many rows each worklist has (capped at WORKLIST_LIMIT + 1: "more than 200"). */
+export async function countWorklists(db: Executor, f: WorklistFilters, today: string, week: { desde: string; hasta: string }): Promise<Record<WorklistKind, number>> {
+  const kinds: WorklistKind[] = ['semana', 'vencidas', 'inasistencias', 'sin_proxima', 'cpap'];
+  const out = {} as Record<WorklistKind, number>;
+  for (const k of kinds) out[k] = (await listWorklist(db, k, f, today, week)).length;
+  return out;
+}
+
+export const listVisitHistoryWithUsers = (db: Executor, citaId: number) =>
+  db
+    .selectFrom('cita_historial as h')
+    .leftJoin('users as u', 'u.id', 'h.user_id')
+    .select(['h.at', 'h.desde', 'h.hacia', 'u.username'])
+    .where('h.cita_id', '=', citaId)
+    .orderBy('h.id')
+    .execute();
