@@ -1,7 +1,9 @@
 // The agenda's use cases (issue 28): each one function that owns its transaction, its audit entry and the mapping
 // of its refusals to field errors. Two steps run inside the Ingreso's own transactions instead (planCycleVisits,
 // followCycleStatus): opening a cycle plans its visits, changing its estado moves them, in the same commit.
+import { createHash, randomBytes } from 'node:crypto';
 import { recordAudit } from '../audit/audit.repository.js';
+import { isUniqueViolation } from '../db/errors.js';
 import type { Trx } from '../db/database.js';
 import { inTransaction } from '../platform/writes/transaction.js';
 import { todayOf, type ActionContext } from '../platform/writes/action-context.js';
@@ -10,6 +12,8 @@ import type { ParsedForm } from '../web/form.js';
 import {
   AGENDA_MSG,
   bookingTimeErrors,
+  canalLabel,
+  type CanalValue,
   CAN,
   CYCLE_MOTIVO,
   estadoLabel,
@@ -21,6 +25,13 @@ import {
 } from './agenda.rules.js';
 import {
   findAjustes,
+  findConsent,
+  findLiveConsent,
+  findLiveFeedByHash,
+  insertConsent,
+  insertFeed,
+  markConsentWithdrawn,
+  markFeedRevoked,
   findBookingPatient,
   findCita,
   findCycleExam,
@@ -262,3 +273,123 @@ export function markNoShow(ctx: ActionContext, citaId: number): Promise<AgendaRe
     decide: async () => ({ set: {}, hacia: 'NO_ASISTIO', detalle: {}, message: 'Inasistencia registrada.' }),
   });
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Contact consent (Ley 1581 de 2012, decision 0104), reminders and calendar feeds
+
+export type SimpleResult = { ok: true; message: string } | { ok: false; errors: FieldErrors; notFound?: boolean };
+
+/** Records a patient's consent to be contacted by a channel, given on a date (not in the future); audited. */
+export async function giveConsent(ctx: ActionContext, pacienteId: number, parsed: ParsedForm<{ canal: CanalValue; otorgado_el: string }>): Promise<SimpleResult> {
+  if (!parsed.ok) return { ok: false, errors: parsed.errors };
+  const { canal, otorgado_el } = parsed.data;
+  if (otorgado_el > todayOf(ctx)) return { ok: false, errors: { otorgado_el: 'La fecha no puede ser futura.' } };
+  try {
+    return await inTransaction(ctx.db, async (trx): Promise<SimpleResult> => {
+      if (!(await findProgramaOf(trx, pacienteId))) return { ok: false, errors: { _form: 'Paciente desconocido.' }, notFound: true };
+      if (await findLiveConsent(trx, pacienteId, canal)) return { ok: false, errors: { canal: `Ya hay un consentimiento vigente por ${canalLabel(canal)}.` } };
+      const at = ctx.clock.now();
+      const now = at.toISOString();
+      const id = await insertConsent(trx, { paciente_id: pacienteId, canal, otorgado_el, retirado_el: null, registrado_por: ctx.actor?.id ?? null, created_at: now, updated_at: now });
+      await recordAudit(trx, {
+        at,
+        actor: ctx.actor,
+        action: 'patient.consent_give',
+        entityType: 'patient',
+        entityId: pacienteId,
+        patientId: pacienteId,
+        changes: { consentimiento: [null, { id, canal, otorgado_el }] },
+        requestId: ctx.requestId,
+      });
+      return { ok: true, message: `Consentimiento de contacto por ${canalLabel(canal)} registrado.` };
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) return { ok: false, errors: { canal: `Ya hay un consentimiento vigente por ${canalLabel(canal)}.` } };
+    throw err;
+  }
+}
+
+/** Withdraws a live consent from a date (not before it was given, not in the future); audited. */
+export async function withdrawConsent(ctx: ActionContext, consentId: number, parsed: ParsedForm<{ retirado_el: string }>): Promise<SimpleResult & { pacienteId?: number }> {
+  if (!parsed.ok) return { ok: false, errors: parsed.errors };
+  const { retirado_el } = parsed.data;
+  return inTransaction(ctx.db, async (trx): Promise<SimpleResult & { pacienteId?: number }> => {
+    const consent = await findConsent(trx, consentId);
+    if (!consent) return { ok: false, errors: { _form: 'Consentimiento desconocido.' }, notFound: true };
+    if (consent.retirado_el !== null) return { ok: false, errors: { _form: 'Ese consentimiento ya fue retirado.' }, pacienteId: consent.paciente_id };
+    if (retirado_el > todayOf(ctx)) return { ok: false, errors: { retirado_el: 'La fecha no puede ser futura.' }, pacienteId: consent.paciente_id };
+    if (retirado_el < consent.otorgado_el) return { ok: false, errors: { retirado_el: 'La fecha no puede ser anterior a la del consentimiento.' }, pacienteId: consent.paciente_id };
+    const at = ctx.clock.now();
+    await markConsentWithdrawn(trx, consentId, retirado_el, at.toISOString());
+    await recordAudit(trx, {
+      at,
+      actor: ctx.actor,
+      action: 'patient.consent_withdraw',
+      entityType: 'patient',
+      entityId: consent.paciente_id,
+      patientId: consent.paciente_id,
+      changes: { consentimiento: [{ id: consent.id, canal: consent.canal, retirado_el: null }, { id: consent.id, canal: consent.canal, retirado_el }] },
+      requestId: ctx.requestId,
+    });
+    return { ok: true, message: `Consentimiento por ${canalLabel(consent.canal)} retirado.`, pacienteId: consent.paciente_id };
+  });
+}
+
+/** Marks a booked visit as reminded, by whom and by which channel; refused for a channel without live consent. */
+export async function markReminded(ctx: ActionContext, citaId: number, parsed: ParsedForm<{ canal: CanalValue }>): Promise<SimpleResult> {
+  if (!parsed.ok) return { ok: false, errors: parsed.errors };
+  const { canal } = parsed.data;
+  return inTransaction(ctx.db, async (trx): Promise<SimpleResult> => {
+    const cita = await findCita(trx, citaId);
+    if (!cita) return { ok: false, errors: { _form: 'Cita desconocida.' }, notFound: true };
+    if (cita.estado !== 'AGENDADA') return { ok: false, errors: { _form: AGENDA_MSG.notBookable } };
+    if (!(await findLiveConsent(trx, cita.paciente_id, canal))) return { ok: false, errors: { canal: `El paciente no autorizó el contacto por ${canalLabel(canal)}.` } };
+    const at = ctx.clock.now();
+    const now = at.toISOString();
+    await updateVisit(trx, { id: cita.id, from: 'AGENDADA', set: { recordado_at: now, recordado_por: ctx.actor?.id ?? null }, now });
+    await insertVisitHistory(trx, { cita_id: cita.id, at: now, user_id: ctx.actor?.id ?? null, desde: 'AGENDADA', hacia: 'AGENDADA', detalle: { recordado: canal } });
+    await recordAudit(trx, {
+      at,
+      actor: ctx.actor,
+      action: 'cita.remind',
+      entityType: 'cita',
+      entityId: cita.id,
+      patientId: cita.paciente_id,
+      changes: { recordado_at: [cita.recordado_at, now], canal: [null, canal] },
+      requestId: ctx.requestId,
+    });
+    return { ok: true, message: 'Recordatorio registrado.' };
+  });
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** Creates a secret address for the acting user's calendar feed; the token is shown once, its hash kept. */
+export async function createFeed(ctx: ActionContext): Promise<{ ok: true; token: string; message: string } | { ok: false; errors: FieldErrors }> {
+  const actor = ctx.actor;
+  if (!actor) return { ok: false, errors: { _form: 'Inicie sesión.' } };
+  const token = randomBytes(24).toString('base64url');
+  return inTransaction(ctx.db, async (trx) => {
+    const at = ctx.clock.now();
+    const id = await insertFeed(trx, { user_id: actor.id, token_hash: sha256(token), created_at: at.toISOString(), revocado_at: null });
+    await recordAudit(trx, { at, actor, action: 'agenda.feed_create', entityType: 'user', entityId: actor.id, changes: { feed: [null, id] }, requestId: ctx.requestId });
+    return { ok: true as const, token, message: 'Dirección del calendario creada: cópiela ahora, no se volverá a mostrar.' };
+  });
+}
+
+/** Revokes one of the acting user's feeds: its address answers 404 from then on. */
+export async function revokeFeed(ctx: ActionContext, feedId: number): Promise<SimpleResult> {
+  const actor = ctx.actor;
+  if (!actor) return { ok: false, errors: { _form: 'Inicie sesión.' } };
+  return inTransaction(ctx.db, async (trx): Promise<SimpleResult> => {
+    const at = ctx.clock.now();
+    const done = await markFeedRevoked(trx, feedId, actor.id, at.toISOString());
+    if (!done) return { ok: false, errors: { _form: 'Dirección desconocida o ya revocada.' }, notFound: true };
+    await recordAudit(trx, { at, actor, action: 'agenda.feed_revoke', entityType: 'user', entityId: actor.id, changes: { feed: [feedId, null] }, requestId: ctx.requestId });
+    return { ok: true, message: 'Dirección del calendario revocada.' };
+  });
+}
+
+/** The user whose feed a token opens, or null (unknown or revoked). */
+export const feedOwner = async (ctx: ActionContext, token: string): Promise<number | null> =>
+  (await findLiveFeedByHash(ctx.db, sha256(token)))?.user_id ?? null;

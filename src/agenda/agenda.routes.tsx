@@ -8,9 +8,17 @@ import { sendErrorPage } from '../web/errors.js';
 import type { Choice, FieldErrors, FormValues } from '../web/fields.js';
 import { parseForm, parseId, queryValue } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
-import { attendVisit, bookVisit, cancelVisit, markNoShow, rescheduleVisit, type AgendaResult } from './agenda.actions.js';
+import { attendVisit, bookVisit, cancelVisit, createFeed, feedOwner, giveConsent, markNoShow, markReminded, rescheduleVisit, revokeFeed, withdrawConsent, type AgendaResult } from './agenda.actions.js';
+import { renderFeed } from './agenda.ical.js';
+import { ConsentPage, FeedPage, RemindersPage } from './views/contact.views.js';
 import {
   countWorklists,
+  findAjustes,
+  listConsents,
+  listFeedsOf,
+  listFeedVisits,
+  listRemindersOn,
+  liveChannelsOf,
   findBookingPatient,
   findVisitDetail,
   listBookedVisits,
@@ -24,8 +32,8 @@ import {
   WORKLIST_LIMIT,
   type WorklistKind,
 } from './agenda.repository.js';
-import { weekStart } from './agenda.rules.js';
-import { attendForm, bookingForm, cancelForm, parseAgendaQuery, rescheduleForm } from './agenda.schema.js';
+import { reminderText, startMinute, weekStart, whatsappLink } from './agenda.rules.js';
+import { attendForm, bookingForm, cancelForm, consentForm, parseAgendaQuery, remindForm, rescheduleForm, withdrawConsentForm } from './agenda.schema.js';
 import { AgendaDayPage, BookingPage, VisitPage, WorklistPage, WORKLISTS } from './views/agenda.views.js';
 
 export interface AgendaRoutesOptions {
@@ -211,5 +219,102 @@ export async function agendaRoutes(app: FastifyInstance, options: AgendaRoutesOp
         limit={WORKLIST_LIMIT}
       />,
     );
+  });
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Contact consent, reminders, calendar feeds
+
+  const sendConsent = async (request: FastifyRequest, reply: FastifyReply, patientId: number, values: FormValues, errors: FieldErrors) => {
+    const patient = await findBookingPatient(db, patientId);
+    if (!patient) return sendErrorPage(request, reply, 404);
+    const day = today(app.deps);
+    return sendPage(
+      reply,
+      <ConsentPage ctx={pageContext(request, reply)} patient={patient} consents={await listConsents(db, patientId)} values={{ otorgado_el: day, retirado_el: day, ...values }} errors={errors} />,
+      Object.keys(errors).length > 0 ? 422 : 200,
+    );
+  };
+  app.get('/consentimiento/:id/', async (request, reply) => {
+    const id = idOf(request);
+    if (id === null) return sendErrorPage(request, reply, 404);
+    return sendConsent(request, reply, id, {}, {});
+  });
+  app.post('/consentimiento/:id/', async (request, reply) => {
+    const id = idOf(request);
+    if (id === null) return sendErrorPage(request, reply, 404);
+    const form = parseForm(request.body, consentForm);
+    const result = await giveConsent(actionContext(request), id, form);
+    if (result.ok) return redirectWith(reply, `/agenda/consentimiento/${id}/`, 'success', result.message);
+    if (result.notFound) return sendErrorPage(request, reply, 404);
+    return sendConsent(request, reply, id, form.values, result.errors);
+  });
+  app.post('/consentimiento/retirar/:id/', async (request, reply) => {
+    const id = idOf(request);
+    if (id === null) return sendErrorPage(request, reply, 404);
+    const form = parseForm(request.body, withdrawConsentForm);
+    const result = await withdrawConsent(actionContext(request), id, form);
+    if (result.ok) return redirectWith(reply, `/agenda/consentimiento/${result.pacienteId}/`, 'success', result.message);
+    if (result.pacienteId === undefined) return sendErrorPage(request, reply, 404);
+    return sendConsent(request, reply, result.pacienteId, form.values, result.errors);
+  });
+
+  app.get('/recordatorios/', async (request, reply) => {
+    const q = parseAgendaQuery(request.query, addDays(today(app.deps), 1));
+    const rows = await listRemindersOn(db, q.fecha);
+    const channels = await liveChannelsOf(db, [...new Set(rows.map((r) => r.paciente_id))]);
+    const { lugar } = await findAjustes(db);
+    return sendPage(
+      reply,
+      <RemindersPage
+        ctx={pageContext(request, reply)}
+        fecha={q.fecha}
+        timeZone={config.timeZone}
+        rows={rows.map((r) => {
+          const canales = [...(channels.get(r.paciente_id) ?? [])];
+          const text = reminderText({ nombre: r.nombre, tipo: r.tipo_nombre, fecha: r.fecha ?? q.fecha, hora: r.hora ?? '', lugar, indicaciones: r.indicaciones });
+          // Never a message for a channel the patient did not allow (Ley 1581 de 2012).
+          return { ...r, canales, text, whatsapp: canales.includes('WHATSAPP') ? whatsappLink(r.celular, text) : null };
+        })}
+      />,
+    );
+  });
+  app.post('/citas/:id/recordado/', async (request, reply) => {
+    const id = idOf(request);
+    if (id === null) return sendErrorPage(request, reply, 404);
+    const form = parseForm(request.body, remindForm);
+    const result = await markReminded(actionContext(request), id, form);
+    if (result.ok) return redirectWith(reply, '/agenda/recordatorios/', 'success', result.message);
+    if (result.notFound) return sendErrorPage(request, reply, 404);
+    return redirectWith(reply, '/agenda/recordatorios/', 'error', Object.values(result.errors)[0] ?? 'No se registró.');
+  });
+
+  const sendFeeds = async (request: FastifyRequest, reply: FastifyReply, newUrl: string | null) =>
+    sendPage(reply, <FeedPage ctx={pageContext(request, reply)} feeds={request.user ? await listFeedsOf(db, request.user.id) : []} newUrl={newUrl} timeZone={config.timeZone} />);
+  app.get('/calendario/', async (request, reply) => sendFeeds(request, reply, null));
+  app.post('/calendario/', async (request, reply) => {
+    const result = await createFeed(actionContext(request));
+    if (!result.ok) return sendErrorPage(request, reply, 404);
+    const host = request.headers.host ?? 'localhost';
+    return sendFeeds(request, reply, `${request.protocol}://${host}/agenda/ical/${result.token}.ics`);
+  });
+  app.post('/calendario/:id/revocar/', async (request, reply) => {
+    const id = idOf(request);
+    if (id === null) return sendErrorPage(request, reply, 404);
+    const result = await revokeFeed(actionContext(request), id);
+    if (!result.ok) return sendErrorPage(request, reply, 404);
+    return redirectWith(reply, '/agenda/calendario/', 'success', result.message);
+  });
+
+  // The feed itself: public, answered to its secret address alone; unknown or revoked: 404.
+  app.get('/ical/:token', async (request, reply) => {
+    const m = /^([A-Za-z0-9_-]{16,64})\.ics$/.exec((request.params as { token: string }).token);
+    const owner = m ? await feedOwner(actionContext(request), m[1]!) : null;
+    if (owner === null) return reply.code(404).type('text/plain; charset=utf-8').send('No encontrado');
+    const day = today(app.deps);
+    const desde = startMinute(weekStart(day), '00:00');
+    const visits = await listFeedVisits(db, owner, desde, desde + 35 * 24 * 60);
+    const { lugar } = await findAjustes(db);
+    const body = await renderFeed({ visits, timeZone: config.timeZone, lugar, host: request.headers.host ?? 'somno' });
+    return reply.header('cache-control', 'private, no-store').type('text/calendar; charset=utf-8').send(body);
   });
 }

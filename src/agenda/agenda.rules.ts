@@ -205,3 +205,27 @@ export function initials(nombre: string, apellido: string): string {
 }
 
 export const dueLabel = (vence: string | null): string => (vence ? formatDateEs(vence) : 'Sin plan');
+
+// ---------------------------------------------------------------------------------------------------------
+// Contact consent (Ley 1581 de 2012) and the click-to-chat link
+
+export const CANALES = [
+  { value: 'TELEFONO', label: 'Llamada telefónica' },
+  { value: 'SMS', label: 'SMS' },
+  { value: 'WHATSAPP', label: 'WhatsApp' },
+  { value: 'EMAIL', label: 'Correo electrónico' },
+] as const;
+export type CanalValue = (typeof CANALES)[number]['value'];
+export const isCanal = (s: string): s is CanalValue => CANALES.some((c) => c.value === s);
+export const canalLabel = (s: string): string => CANALES.find((c) => c.value === s)?.label ?? s;
+
+/**
+ * The WhatsApp click-to-chat link for a Colombian mobile number (10 digits starting with 3) with the text ready to
+ * send; null for any other number. Whether the patient consented is the caller's check.
+ */
+export function whatsappLink(celular: string, text: string): string | null {
+  const digits = celular.replace(/\D/g, '');
+  const local = digits.length === 12 && digits.startsWith('57') ? digits.slice(2) : digits;
+  if (!/^3\d{9}$/.test(local)) return null;
+  return `https://wa.me/57${local}?text=${encodeURIComponent(text)}`;
+}

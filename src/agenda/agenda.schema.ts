@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { parseIsoDate } from '../shared/dates.js';
 import { fail, parseId } from '../web/form.js';
-import { AGENDA_MSG, MAX_DURACION_MIN, minutesOfDay } from './agenda.rules.js';
+import { AGENDA_MSG, isCanal, MAX_DURACION_MIN, minutesOfDay } from './agenda.rules.js';
 
 const idField = (missing: string) =>
   z.string().transform((raw, ctx) => {
@@ -83,3 +83,18 @@ export function parseAgendaQuery(query: unknown, today: string): { fecha: string
     semana: str('vista') === 'semana',
   };
 }
+
+const canalField = z.string().transform((raw, ctx) => {
+  const s = raw.trim();
+  return isCanal(s) ? s : fail(ctx, 'Elija un canal de la lista.');
+});
+const dateField = (missing: string) =>
+  z.string().transform((raw, ctx) => {
+    const s = raw.trim();
+    if (s === '') return fail(ctx, missing);
+    return parseIsoDate(s) ?? fail(ctx, 'Ingrese la fecha como AAAA-MM-DD.');
+  });
+
+export const consentForm = z.object({ canal: canalField, otorgado_el: dateField('Ingrese la fecha en que se otorgó.') });
+export const withdrawConsentForm = z.object({ retirado_el: dateField('Ingrese la fecha en que se retiró.') });
+export const remindForm = z.object({ canal: canalField });

@@ -88,7 +88,32 @@ export interface CitaHistorialTable {
   detalle: string | null;
 }
 
+export type Canal = 'TELEFONO' | 'SMS' | 'WHATSAPP' | 'EMAIL';
+
+/** A patient's consent to be contacted by one channel (Ley 1581 de 2012): given on a date, withdrawable, never deleted. */
+export interface ContactoConsentimientosTable {
+  id: Generated<number>;
+  paciente_id: number;
+  canal: Canal;
+  otorgado_el: string;
+  retirado_el: string | null;
+  registrado_por: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A professional's calendar feed: the secret token's SHA-256, revocable. */
+export interface AgendaFeedsTable {
+  id: Generated<number>;
+  user_id: number;
+  token_hash: string;
+  created_at: string;
+  revocado_at: string | null;
+}
+
 export interface AgendaTables {
+  contacto_consentimientos: ContactoConsentimientosTable;
+  agenda_feeds: AgendaFeedsTable;
   agenda_tipos: AgendaTiposTable;
   agenda_planes: AgendaPlanesTable;
   agenda_plan_visitas: AgendaPlanVisitasTable;
@@ -107,6 +132,8 @@ export const AGENDA_TABLE_ENTRIES = {
   agenda_ajustes: { versioned: true },
   citas: { versioned: true, patient: { column: 'paciente_id' } },
   cita_historial: {},
+  contacto_consentimientos: { versioned: true, patient: { column: 'paciente_id' } },
+  agenda_feeds: {},
 } as const satisfies TableEntries<keyof AgendaTables>;
 
 export type CitaRow = Selectable<CitasTable>;

@@ -27,6 +27,10 @@ export const ACTION_LABELS: Readonly<Record<string, string>> = {
   'cita.attend': 'Cita atendida',
   'cita.no_show': 'Inasistencia a la cita',
   'cita.remind': 'Recordatorio de cita',
+  'patient.consent_give': 'Consentimiento de contacto otorgado',
+  'patient.consent_withdraw': 'Consentimiento de contacto retirado',
+  'agenda.feed_create': 'Calendario de agenda: dirección creada',
+  'agenda.feed_revoke': 'Calendario de agenda: dirección revocada',
   export: 'Exportación',
 };
 

@@ -25,6 +25,7 @@ import * as loginThrottle from './20261126_0151_login_throttle.js';
 import * as dateRulesOnEveryWrite from './20261126_0160_date_rules_on_every_write.js';
 import * as trailPatientTriggerOwnedBySync from './20261126_0170_trail_patient_trigger_owned_by_sync.js';
 import * as agenda from './20261127_0250_agenda.js';
+import * as contactConsent from './20261127_0260_contact_consent.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_0160_date_rules_on_every_write': dateRulesOnEveryWrite,
   '20261126_0170_trail_patient_trigger_owned_by_sync': trailPatientTriggerOwnedBySync,
   '20261127_0250_agenda': agenda,
+  '20261127_0260_contact_consent': contactConsent,
 };
