@@ -24,7 +24,7 @@ export function ConsentPage(p: ConsentPageProps) {
       <h1>Consentimiento de contacto: {`${p.patient.nombre} ${p.patient.apellido}`}</h1>
       <p>Ley 1581 de 2012: el paciente autoriza cada canal por separado y puede retirar la autorización en cualquier momento.</p>
       <ErrorSummary errors={p.errors} labels={LABELS} intro="No se guardó: revise los campos marcados." />
-      <table class="table table-compact">
+      <table class="table">
         <thead>
           <tr>
             <th scope="col">Canal</th>
