@@ -158,4 +158,14 @@ describe(`agenda pages on ${ENGINE}`, () => {
     assert.deepEqual(await list('inasistencias', `&profesional=${userId}`), [missed]);
     assert.equal((await client.get('/agenda/pendientes/?lista=otra&programa=x&profesional=abc')).status, 200);
   });
+
+  test('the dashboard shows the worklists counts, kept until the agenda changes', async () => {
+    const count = async (kind: string) => Number(new RegExp(`data-worklist="${kind}" data-count="(\\d+)"`).exec((await client.get('/dashboard/')).body)?.[1]);
+    const before = await count('semana');
+    assert.ok(Number.isInteger(before));
+    const id = await patientWithPlan({ nombre: 'Tablero' }, '2026-11-22');
+    assert.equal(await count('semana'), before + 1);
+    await book({ patient_id: String(id), tipo: 'CONSULTA_INGRESO', fecha: '2026-11-22', hora: '17:00' });
+    assert.equal(await count('semana'), before);
+  });
 });

@@ -434,3 +434,19 @@ export function WorklistPage(p: WorklistPageProps) {
     </Layout>
   );
 }
+
+/** The worklists' counts, on the dashboard: each a link to its list. */
+export function AgendaCounts({ counts }: { counts: Record<WorklistKind, number> }) {
+  return (
+    <section class="card agenda-counts" aria-labelledby="agenda-counts-title">
+      <h2 id="agenda-counts-title">Agenda: pendientes</h2>
+      <ul>
+        {WORKLISTS.map((w) => (
+          <li data-worklist={w.kind} data-count={String(counts[w.kind])}>
+            <a href={`/agenda/pendientes/?lista=${w.kind}`}>{w.label}</a>: {counts[w.kind] > 200 ? 'más de 200' : counts[w.kind]}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
