@@ -168,4 +168,39 @@ describe(`agenda pages on ${ENGINE}`, () => {
     await book({ patient_id: String(id), tipo: 'CONSULTA_INGRESO', fecha: '2026-11-22', hora: '17:00' });
     assert.equal(await count('semana'), before);
   });
+
+  test('no 500 on any input: malformed queries, ids and fields answer 200, 302, 404 or 422', async () => {
+    const id = await patientWithPlan({ nombre: 'Ruido' });
+    await book({ patient_id: String(id), tipo: 'CONSULTA_INGRESO', fecha: '2026-11-23', hora: '13:00' });
+    const cita = await ctx.db.selectFrom('citas').select('id').where('paciente_id', '=', id).where('estado', '=', 'AGENDADA').executeTakeFirstOrThrow();
+    const gets = [
+      '/agenda/?fecha=9999-99-99&profesional=abc&recurso=-1&vista=x',
+      '/agenda/?fecha[]=1',
+      `/agenda/citas/nueva/?patient_id=${id}&tipo=%3Cscript%3E`,
+      '/agenda/citas/nueva/?patient_id=0',
+      '/agenda/citas/abc/',
+      '/agenda/pendientes/?lista=%00&entidad=%FF',
+      '/agenda/recordatorios/?fecha=2026-02-31',
+      '/agenda/consentimiento/abc/',
+      '/agenda/ical/..%2F..%2Fetc.ics',
+    ];
+    for (const url of gets) assert.ok([200, 404].includes((await client.get(url)).status), url);
+    const posts: [string, Record<string, string>][] = [
+      [`/agenda/citas/${cita.id}/reprogramar/`, { fecha: 'x', hora: 'y', duracion_min: '-1', profesional: '0', recurso: 'z' }],
+      [`/agenda/citas/${cita.id}/atendida/`, { exam_record_id: 'abc' }],
+      [`/agenda/citas/${cita.id}/atendida/`, { exam_record_id: '99999999' }],
+      [`/agenda/citas/${cita.id}/cancelar/`, { motivo: 'x'.repeat(600) }],
+      [`/agenda/citas/${cita.id}/recordado/`, { canal: 'PALOMA' }],
+      [`/agenda/citas/${cita.id}/reprogramar/`, { fecha: '2026-11-23', hora: '13:00', duracion_min: '30', profesional: String(userId), recurso: '', extra: '1' }],
+      ['/agenda/consentimiento/retirar/99999/', { retirado_el: '2026-11-22' }],
+      ['/agenda/calendario/99999/revocar/', {}],
+      ['/agenda/citas/nueva/', { patient_id: String(id), tipo: 'CONTROL_CPAP', fecha: '2026-11-23', hora: '13:00', duracion_min: '30', profesional: String(userId), recurso: '', otro: 'x' }],
+    ];
+    for (const [url, body] of posts) {
+      const res = await client.post(url, body);
+      assert.ok([200, 302, 404, 422].includes(res.status), `${url} ${JSON.stringify(body)}: ${res.status}`);
+    }
+    const still = await ctx.db.selectFrom('citas').select(['estado', 'hora']).where('id', '=', cita.id).executeTakeFirstOrThrow();
+    assert.deepEqual(still, { estado: 'AGENDADA', hora: '13:00' });
+  });
 });
