@@ -10,6 +10,7 @@ import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { sql } from 'kysely';
+import { agendaRoutes } from './agenda/agenda.routes.js';
 import { registerTheAuditFields } from './app/audit-fields.js';
 import { auditRoutes } from './audit/audit.routes.js';
 import { dashboardRoutes } from './dashboard/dashboard.routes.js';
@@ -22,6 +23,7 @@ import { divipolaCatalogueRoutes } from './patients/divipola.catalogue.js';
 import { documentoCollisionsRoutes } from './patients/collisions.routes.js';
 import { patientExportRoutes } from './patients/patient.export.routes.js';
 import { patientRoutes } from './patients/patient.routes.js';
+import { ENTIDADES_SALUD, PROGRAMAS } from './patients/patient.rules.js';
 import { userAdminRoutes } from './users/admin.routes.js';
 import { authRoutes } from './users/auth.routes.js';
 import { usersExportRoutes } from './users/users.export.routes.js';
@@ -223,6 +225,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(patientRoutes, { prefix: '/patients' });
   await app.register(ingresoRoutes, { prefix: '/patients' });
   await app.register(fhirRoutes, { prefix: '/patients' });
+  await app.register(agendaRoutes, { prefix: '/agenda', programas: PROGRAMAS, entidades: ENTIDADES_SALUD });
   // Multipart bodies (the spreadsheet upload, decision 0042) are parsed only in a scope of their own: its parser and
   // the multipart plugin's three hooks run for no other request (decision 0055), and any other route has no parser
   // for them (415). The plugin parses the body in a preValidation hook, which runs after the application's own: the

@@ -67,6 +67,7 @@ const CASES: Readonly<Record<string, (world: World) => string[]>> = {
   'ingresos.follow': () => ['/patients/follow', '/patients/follow?query_search=p%C3%A9rez'],
   'exams.list': () => ['/exams/', '/exams/?query_search=zulu'],
   dashboard: () => ['/dashboard/'],
+  'agenda.counts': () => ['/dashboard/'],
   'patients.record': ({ recent }) => recent.map((id) => `/patients/${id}/`),
   'exams.clinical': ({ recent }) => recent.map((id) => `/exams/${id}/`),
 };

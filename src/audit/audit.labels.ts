@@ -21,6 +21,16 @@ export const ACTION_LABELS: Readonly<Record<string, string>> = {
   'exam.void': 'Registro clínico anulado',
   'exam.view_clinical': 'Vista clínica consultada',
   'exam.view_archive': 'Ciclo archivado consultado',
+  'cita.book': 'Cita agendada',
+  'cita.reschedule': 'Cita reprogramada',
+  'cita.cancel': 'Cita cancelada',
+  'cita.attend': 'Cita atendida',
+  'cita.no_show': 'Inasistencia a la cita',
+  'cita.remind': 'Recordatorio de cita',
+  'patient.consent_give': 'Consentimiento de contacto otorgado',
+  'patient.consent_withdraw': 'Consentimiento de contacto retirado',
+  'agenda.feed_create': 'Calendario de agenda: dirección creada',
+  'agenda.feed_revoke': 'Calendario de agenda: dirección revocada',
   export: 'Exportación',
 };
 
@@ -34,6 +44,7 @@ export const ENTITY_LABELS: Readonly<Record<string, string>> = {
   exam_record: 'Registro clínico',
   export: 'Exportación',
   import: 'Importación',
+  cita: 'Cita',
 };
 
 export const actionLabel = (action: string): string => ACTION_LABELS[action] ?? action;

@@ -8,6 +8,8 @@ import { sendCsvExport } from '../web/csv-export.js';
 import { exportCapita } from './dashboard.export.js';
 import { dashboardPage } from './dashboard.pages.js';
 import { novedadesRoutes } from './novedades.routes.js';
+import { agendaCountsPage } from '../agenda/agenda.pages.js';
+import { FragmentSlot } from '../web/render.js';
 import { CAPITA_MESSAGES, parseCapitaMonth } from './dashboard.rules.js';
 import { CapitaReportForm, type CapitaForm } from './views/dashboard.page.js';
 
@@ -17,9 +19,20 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
 
   /** The dashboard, with the capitation form as sent (and its error) or empty. */
   async function sendDashboard(request: FastifyRequest, reply: FastifyReply, capitaForm: CapitaForm | null, status = 200) {
-    const page = (await app.pages.get(dashboardPage, { today: today(deps) }))!;
+    const day = today(deps);
+    const page = (await app.pages.get(dashboardPage, { today: day }))!;
+    // The agenda's worklist counts (issue 28), kept on their own tables, in the hole before the capitation form.
+    const agenda = (await app.pages.get(agendaCountsPage, { today: day }))!;
     const { mes } = page.meta;
-    return sendKeptPage(request, reply, page, { fill: [<CapitaReportForm form={capitaForm ?? { mes, entidad: '' }} mes={mes} />], status });
+    const fill = (
+      <>
+        {agenda.fragments.map((f) => (
+          <FragmentSlot fragment={f} />
+        ))}
+        <CapitaReportForm form={capitaForm ?? { mes, entidad: '' }} mes={mes} />
+      </>
+    );
+    return sendKeptPage(request, reply, page, { fill: [fill], status });
   }
 
   app.get('/', async (request, reply) => sendDashboard(request, reply, null));

@@ -1,4 +1,5 @@
 import { PostgresAdapter, type ColumnType, type Kysely, type Transaction } from 'kysely';
+import type { AgendaTables } from '../agenda/agenda.table.js';
 import type { AuditTables } from '../audit/audit.table.js';
 import type { DashboardTables } from '../dashboard/dashboard.table.js';
 import type { ExamTables } from '../exams/exam.table.js';
@@ -8,7 +9,7 @@ import type { PatientTables } from '../patients/patient.table.js';
 import type { UserTables } from '../users/user.table.js';
 
 /** Every table, composed from the features that own them. */
-export interface Database extends UserTables, AuditTables, PatientTables, IngresoTables, ExamTables, DashboardTables, ImportTables {
+export interface Database extends UserTables, AuditTables, PatientTables, IngresoTables, ExamTables, DashboardTables, ImportTables, AgendaTables {
   table_versions: TableVersionsTable;
   patient_versions: PatientVersionsTable;
 }

@@ -1,6 +1,7 @@
 // Every table of the database, once (decision 0067): the features' lines of the table registry, each written
 // beside its tables' types, composed here as database.ts composes the types. What the lines mean and what is
 // derived from them: src/platform/tables.ts. The features' *.table.ts files are all this module imports.
+import { AGENDA_TABLE_ENTRIES } from '../agenda/agenda.table.js';
 import { AUDIT_TABLE_ENTRIES } from '../audit/audit.table.js';
 import { DASHBOARD_TABLE_ENTRIES } from '../dashboard/dashboard.table.js';
 import { EXAM_TABLE_ENTRIES } from '../exams/exam.table.js';
@@ -22,4 +23,5 @@ export const TABLES = {
   ...EXAM_TABLE_ENTRIES,
   ...DASHBOARD_TABLE_ENTRIES,
   ...IMPORT_TABLE_ENTRIES,
+  ...AGENDA_TABLE_ENTRIES,
 } as const satisfies TableEntries<keyof Database | 'patients_fts'>;

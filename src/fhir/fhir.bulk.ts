@@ -10,7 +10,7 @@ import { conflict } from '../shared/domain-error.js';
 import { loadPatientRecords, nextPatientRange } from './fhir.repository.js';
 import { patientResources, type PatientRecordData } from './fhir.rules.js';
 
-export const BULK_RESOURCE_TYPES = ['Patient', 'EpisodeOfCare', 'Observation'] as const;
+export const BULK_RESOURCE_TYPES = ['Patient', 'EpisodeOfCare', 'Observation', 'Appointment'] as const;
 export type BulkResourceType = (typeof BULK_RESOURCE_TYPES)[number];
 
 /** Patients read (with their cycles, history and exams) per batch: what is in memory at once. */
@@ -60,7 +60,7 @@ export async function exportNdjson(db: Db, outDir: string, options: { batchPatie
     BulkResourceType,
     WriteStream
   >;
-  const counts: Record<BulkResourceType, number> = { Patient: 0, EpisodeOfCare: 0, Observation: 0 };
+  const counts: Record<BulkResourceType, number> = { Patient: 0, EpisodeOfCare: 0, Observation: 0, Appointment: 0 };
   const batch = options.batchPatients ?? BULK_BATCH_PATIENTS;
   try {
     // The next batch is read while this one is serialised and written (on PostgreSQL the database works meanwhile).
@@ -72,7 +72,7 @@ export async function exportNdjson(db: Db, outDir: string, options: { batchPatie
       pending = nextRange ? readBatch(db, nextRange) : null;
       // A failed read ahead is reported by the next turn's await, not as an unhandled rejection.
       pending?.catch(() => undefined);
-      const lines: Record<BulkResourceType, string[]> = { Patient: [], EpisodeOfCare: [], Observation: [] };
+      const lines: Record<BulkResourceType, string[]> = { Patient: [], EpisodeOfCare: [], Observation: [], Appointment: [] };
       for (const record of records) {
         for (const resource of patientResources(record)) {
           lines[resource.resourceType as BulkResourceType].push(JSON.stringify(resource));

@@ -33,6 +33,15 @@ export async function loadPatientRecords(db: Executor, range: { fromId: number; 
     .where('e.anulado_at', 'is', null)
     .orderBy('e.id')
     .execute();
+  const appointments = await db
+    .selectFrom('citas as c')
+    .innerJoin('agenda_tipos as t', 't.codigo', 'c.tipo')
+    .select(['c.id', 'c.paciente_id', 'c.ingreso_id', 'c.tipo', 't.nombre as tipo_nombre', 'c.estado', 'c.vence_el', 'c.fecha', 'c.hora', 'c.duracion_min', 'c.motivo', 'c.created_at'])
+    .where('c.paciente_id', '>=', range.fromId)
+    .where('c.paciente_id', '<=', range.toId)
+    .orderBy('c.id')
+    .execute();
+  const appointmentsByPatient = groupBy(appointments, (c) => c.paciente_id);
   const ingresosByPatient = groupBy(ingresos, (i) => i.paciente_id);
   const historyByIngreso: Map<number, HistoryRow[]> = groupBy(history, (h) => h.ingreso_id);
   const examsByPatient = groupBy(exams, (e) => e.paciente_id);
@@ -41,6 +50,7 @@ export async function loadPatientRecords(db: Executor, range: { fromId: number; 
     ingresos: ingresosByPatient.get(patient.id) ?? [],
     history: historyByIngreso,
     exams: examsByPatient.get(patient.id) ?? [],
+    appointments: appointmentsByPatient.get(patient.id) ?? [],
   }));
 }
 

@@ -1,7 +1,8 @@
 // FHIR R4 resources of a patient's record (decision 0040): pure mappings from stored rows, no I/O. The same
 // functions make the patient's Bundle (GET /patients/<id>/fhir/) and the bulk NDJSON export.
 
-import type { Bundle, CodeableConcept, Coding, EpisodeOfCare, Extension, FhirResource, Observation, Patient, Quantity } from 'fhir/r4.js';
+import type { Appointment, Bundle, CodeableConcept, Coding, EpisodeOfCare, Extension, FhirResource, Observation, Patient, Quantity } from 'fhir/r4.js';
+import type { CitaEstado } from '../agenda/agenda.table.js';
 import type { ExamRecordRow } from '../exams/exam.table.js';
 import type { IngresoRow } from '../ingresos/ingreso.table.js';
 import { departamentoCodigo, municipioCodigo } from '../patients/divipola.js';
@@ -17,6 +18,7 @@ export const SYSTEMS = {
   tipoDocumento: `${SOMNO_FHIR_BASE}/CodeSystem/tipo-documento`,
   documento: `${SOMNO_FHIR_BASE}/NamingSystem/documento`,
   programa: `${SOMNO_FHIR_BASE}/CodeSystem/programa`,
+  tipoCita: `${SOMNO_FHIR_BASE}/CodeSystem/tipo-cita`,
   localObservation: `${SOMNO_FHIR_BASE}/CodeSystem/observacion`,
   divipola: 'https://www.dane.gov.co/divipola',
 } as const;
@@ -195,6 +197,61 @@ export function bmiObservation(p: PatientRow, openIngresoId: number | null): Obs
   });
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// Appointments (issue 28; decision 0106): the agenda's visits, each linked to its EpisodeOfCare.
+
+const APPOINTMENT_STATUS: Record<CitaEstado, Appointment['status']> = {
+  PENDIENTE: 'proposed',
+  PAUSADA: 'proposed',
+  AGENDADA: 'booked',
+  ATENDIDA: 'fulfilled',
+  NO_ASISTIO: 'noshow',
+  CANCELADA: 'cancelled',
+};
+
+/** The columns of a visit the export reads (with its kind's name). */
+export interface AppointmentValues {
+  id: number;
+  ingreso_id: number;
+  tipo: string;
+  tipo_nombre: string;
+  estado: CitaEstado;
+  vence_el: string | null;
+  fecha: string | null;
+  hora: string | null;
+  duracion_min: number | null;
+  motivo: string | null;
+  created_at: string;
+}
+
+/** Colombia keeps UTC−5 all year (no daylight saving): a booked time is written with that offset. */
+const COLOMBIA_OFFSET = '-05:00';
+
+const localInstant = (fecha: string, minutes: number): string => {
+  const d = new Date(Date.parse(`${fecha}T00:00:00Z`) + minutes * 60000);
+  return `${d.toISOString().slice(0, 19)}${COLOMBIA_OFFSET}`;
+};
+
+export function appointmentResource(c: AppointmentValues, pacienteId: number): Appointment {
+  const booked = c.fecha !== null && c.hora !== null && c.duracion_min !== null;
+  const startMin = booked ? Number(c.hora!.slice(0, 2)) * 60 + Number(c.hora!.slice(3, 5)) : 0;
+  return {
+    resourceType: 'Appointment',
+    id: `cita-${c.id}`,
+    status: APPOINTMENT_STATUS[c.estado],
+    extension: [{ url: EXTENSIONS.episodeOfCare, valueReference: episodeRef(c.ingreso_id) }],
+    appointmentType: { coding: [{ system: SYSTEMS.tipoCita, code: c.tipo, display: c.tipo_nombre }], text: c.tipo_nombre },
+    ...(c.estado === 'CANCELADA' && c.motivo ? { cancelationReason: { text: c.motivo } } : {}),
+    ...(booked
+      ? { start: localInstant(c.fecha!, startMin), end: localInstant(c.fecha!, startMin + c.duracion_min!), minutesDuration: c.duracion_min! }
+      : c.vence_el
+        ? { requestedPeriod: [{ start: c.vence_el, end: c.vence_el }] }
+        : {}),
+    created: c.created_at,
+    participant: [{ actor: patientRef(pacienteId), status: 'accepted' }],
+  };
+}
+
 /** Everything exported about one patient, as read by the repository. */
 export interface PatientRecordData {
   patient: PatientRow;
@@ -203,6 +260,8 @@ export interface PatientRecordData {
   history: ReadonlyMap<number, readonly HistoryRow[]>;
   /** The patient's exam records (voided ones are skipped here too). */
   exams: readonly ExamValues[];
+  /** The patient's visits (the agenda), oldest first; absent: none. */
+  appointments?: readonly AppointmentValues[];
 }
 
 /** Every resource of one patient, Patient first, then each EpisodeOfCare, then the Observations. */
@@ -214,6 +273,7 @@ export function patientResources(data: PatientRecordData): FhirResource[] {
   const bmi = bmiObservation(patient, open?.id ?? null);
   if (bmi) resources.push(bmi);
   for (const exam of data.exams) resources.push(...examObservations(exam, patient.id));
+  for (const c of data.appointments ?? []) resources.push(appointmentResource(c, patient.id));
   return resources;
 }
 

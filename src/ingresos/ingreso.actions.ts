@@ -1,5 +1,6 @@
 // The Ingreso's writes as use cases (issue 26): each one function that owns its transaction, its audit entry and
 // the mapping of its refusals to messages and field errors. Routes and CLI commands call them; they know no HTTP.
+import { followCycleStatus, planCycleVisits } from '../agenda/agenda.actions.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import { diffFields } from '../audit/audit.rules.js';
 import { inTransaction } from '../platform/writes/transaction.js';
@@ -100,6 +101,8 @@ export async function changeIngresoStatus(
         now: at.toISOString(),
       });
       if (!applied) return 'raced' as const;
+      // The cycle's visits follow it (paused, resumed, cancelled), in this same transaction.
+      await followCycleStatus(trx, { ingresoId, from: decision.from, to: decision.to, now: at.toISOString(), userId: ctx.actor?.id ?? null });
       await recordAudit(trx, {
         at,
         actor: ctx.actor,
@@ -168,6 +171,8 @@ export async function openNewCycle(ctx: ActionContext, input: { pacienteId: numb
       if (d.kind !== 'ok') return d;
       const at = clock.now();
       const ingresoId = await openIngreso(trx, { pacienteId, fechaInicio: d.fecha_inicio, userId: ctx.actor?.id ?? null, now: at.toISOString() });
+      // Its program's plan: the cycle's visits, due, in this same transaction.
+      await planCycleVisits(trx, { pacienteId, ingresoId, fechaInicio: d.fecha_inicio, today: todayOf(ctx), now: at.toISOString(), userId: ctx.actor?.id ?? null });
       await recordAudit(trx, {
         at,
         actor: ctx.actor,

@@ -1,6 +1,7 @@
 // The patient's use cases, each one function that owns its transaction, its audit entries and the mapping of
 // domain errors to field errors: the route, the import, the tests and the seeds call the same ones (decision 0081).
 
+import { followCycleStatus, planCycleVisits } from '../agenda/agenda.actions.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import { diffFields } from '../audit/audit.rules.js';
 import type { Trx } from '../db/database.js';
@@ -104,8 +105,12 @@ export async function insertPatientWithCycle(trx: Trx, ctx: WriteStamp, input: N
   const p = input.patient;
   const patientId = await insertPatient(trx, { ...p, ...patientDerivedColumns(p), created_at: now, updated_at: now });
   const ingresoId = await openIngreso(trx, { pacienteId: patientId, fechaInicio: input.fechaInicio, userId, now });
+  // The first cycle's visits, planned from its program (the lookback counts from the UTC day: a day's difference
+  // does not matter to it), then paused with it when it starts suspended.
+  await planCycleVisits(trx, { pacienteId: patientId, ingresoId, fechaInicio: input.fechaInicio, today: now.slice(0, 10), now, userId });
   if (input.estado === 'SUSPENDIDO') {
     await applyStatusChange(trx, { ingresoId, from: 'ACTIVO', to: 'SUSPENDIDO', fechaFin: null, motivo: null, fecha: input.fechaInicio, userId, now });
+    await followCycleStatus(trx, { ingresoId, from: 'ACTIVO', to: 'SUSPENDIDO', now, userId });
   }
   await recordAudit(trx, {
     at: ctx.at,

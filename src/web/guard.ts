@@ -5,7 +5,9 @@ import { asQueryValue, encodeLocation, isHeaderSafe } from './location.js';
 
 const PUBLIC_PATHS = new Set(['/users/login/', '/users/login', '/users/setup/', '/users/setup', '/healthz', '/favicon.ico']);
 
-export const isPublicPath = (path: string): boolean => PUBLIC_PATHS.has(path) || path.startsWith('/static/');
+/** The professionals' calendar feeds answer to their secret address alone (a phone's calendar app has no session). */
+const PUBLIC_PREFIXES = ['/static/', '/agenda/ical/'];
+export const isPublicPath = (path: string): boolean => PUBLIC_PATHS.has(path) || PUBLIC_PREFIXES.some((p) => path.startsWith(p));
 
 /** Every page but the public ones needs a logged-in user; others go to the login page and come back. */
 export const guardPlugin = fp(async (app: FastifyInstance) => {

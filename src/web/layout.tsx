@@ -6,6 +6,7 @@ const NAV = [
   { href: '/patients/', label: 'Pacientes' },
   { href: '/patients/follow', label: 'Seguimiento' },
   { href: '/exams/', label: 'Exámenes' },
+  { href: '/agenda/', label: 'Agenda' },
   { href: '/dashboard/', label: 'Dashboard' },
 ];
 

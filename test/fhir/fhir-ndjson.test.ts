@@ -24,6 +24,21 @@ before(async () => {
   for (let i = 0; i < PATIENTS; i++) {
     const p = await createPatient(ctx.db, { nombre: `Nombre${i}`, peso: i % 2 ? 7000 : null }, { fechaInicio: i % 3 === 0 ? null : '2026-10-01' });
     if (p.ingresoId === null) continue;
+    // A visit of the agenda: due, or booked (issue 28).
+    const booked = i % 2 === 0;
+    await ctx.db
+      .insertInto('citas')
+      .values({
+        paciente_id: p.id,
+        ingreso_id: p.ingresoId,
+        tipo: 'CONTROL_CPAP',
+        estado: booked ? 'AGENDADA' : 'PENDIENTE',
+        vence_el: '2026-11-01',
+        created_at: '2026-10-01T12:00:00.000Z',
+        updated_at: '2026-10-01T12:00:00.000Z',
+        ...(booked ? { fecha: '2026-11-02', hora: '08:00', duracion_min: 30, inicio_min: 29892960 + 480 + i * 30, fin_min: 29892960 + 510 + i * 30, profesional_id: user.id } : {}),
+      })
+      .execute();
     await ctx.db
       .insertInto('exam_records')
       .values({
@@ -85,7 +100,7 @@ describe('npm run export:fhir', () => {
       err: (l) => lines.push(l),
     });
     assert.equal(code, 0, lines.join('\n'));
-    assert.deepEqual(readdirSync(out).sort(), ['EpisodeOfCare.ndjson', 'Observation.ndjson', 'Patient.ndjson']);
+    assert.deepEqual(readdirSync(out).sort(), ['Appointment.ndjson', 'EpisodeOfCare.ndjson', 'Observation.ndjson', 'Patient.ndjson']);
     const patients = readNdjson(path.join(out, 'Patient.ndjson'));
     const episodes = readNdjson(path.join(out, 'EpisodeOfCare.ndjson'));
     const observations = readNdjson(path.join(out, 'Observation.ndjson')) as Observation[];
@@ -94,7 +109,9 @@ describe('npm run export:fhir', () => {
     const dbIngresos = await ctx.db.selectFrom('ingresos').select('id').orderBy('id').execute();
     assert.deepEqual(episodes.map((e) => e.id).sort(), dbIngresos.map((i) => String(i.id)).sort());
     assert.ok(episodes.some((e) => (e as { statusHistory?: unknown[] }).statusHistory?.length === 3), 'some cycles carry a status history');
-    for (const r of [...patients, ...episodes, ...observations]) {
+    const appointments = readNdjson(path.join(out, 'Appointment.ndjson'));
+    assert.equal(appointments.length, (await ctx.db.selectFrom('citas').select('id').execute()).length);
+    for (const r of [...patients, ...episodes, ...observations, ...appointments]) {
       assert.deepEqual(fhirSchemaErrors(r), [], `${r.resourceType}/${r.id}`);
       assert.deepEqual(fhirPeriodErrors(r), [], `${r.resourceType}/${r.id}: per-1`);
     }

@@ -1,0 +1,320 @@
+// The agenda's pages (issue 28): the day, booking, a visit and its changes, the worklists. Routes parse, call one
+// action and render or redirect; the pages are not kept (decision 0100).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { addDays } from '../shared/dates.js';
+import { actionContext } from '../web/action-context.js';
+import { today } from '../web/deps.js';
+import { sendErrorPage } from '../web/errors.js';
+import type { Choice, FieldErrors, FormValues } from '../web/fields.js';
+import { parseForm, parseId, queryValue } from '../web/form.js';
+import { pageContext, redirectWith, sendPage } from '../web/render.js';
+import { attendVisit, bookVisit, cancelVisit, createFeed, feedOwner, giveConsent, markNoShow, markReminded, rescheduleVisit, revokeFeed, withdrawConsent, type AgendaResult } from './agenda.actions.js';
+import { renderFeed } from './agenda.ical.js';
+import { ConsentPage, FeedPage, RemindersPage } from './views/contact.views.js';
+import {
+  countWorklists,
+  findAjustes,
+  listConsents,
+  listFeedsOf,
+  listFeedVisits,
+  listRemindersOn,
+  liveChannelsOf,
+  findBookingPatient,
+  findVisitDetail,
+  listBookedVisits,
+  listCycleExamsOn,
+  listCycleVisits,
+  listProfesionales,
+  listRecursos,
+  listTipos,
+  listVisitHistoryWithUsers,
+  listWorklist,
+  WORKLIST_LIMIT,
+  type WorklistKind,
+} from './agenda.repository.js';
+import { reminderText, startMinute, weekStart, whatsappLink } from './agenda.rules.js';
+import { attendForm, bookingForm, cancelForm, consentForm, parseAgendaQuery, remindForm, rescheduleForm, withdrawConsentForm } from './agenda.schema.js';
+import { AgendaDayPage, BookingPage, VisitPage, WorklistPage, WORKLISTS } from './views/agenda.views.js';
+
+export interface AgendaRoutesOptions {
+  /** The patient record's choice lists (the composition passes them: the agenda does not import the patients). */
+  programas: readonly Choice[];
+  entidades: readonly Choice[];
+}
+
+const EXAM_LABEL: Record<string, string> = { MONITOREO: 'Monitoreo', PSICOLOGIA: 'Psicología', OTRO: 'Otro examen' };
+
+export async function agendaRoutes(app: FastifyInstance, options: AgendaRoutesOptions): Promise<void> {
+  const { db, config } = app.deps;
+  const profesionalChoices = async (): Promise<Choice[]> => (await listProfesionales(db)).map((u) => ({ value: String(u.id), label: u.username }));
+  const recursoChoices = async (): Promise<Choice[]> => (await listRecursos(db)).map((r) => ({ value: String(r.id), label: r.nombre }));
+
+  app.get('/', async (request, reply) => {
+    const day = today(app.deps);
+    const q = parseAgendaQuery(request.query, day);
+    const desde = q.semana ? weekStart(q.fecha) : q.fecha;
+    const hasta = q.semana ? addDays(desde, 6) : q.fecha;
+    const step = q.semana ? 7 : 1;
+    const visits = await listBookedVisits(db, { desde, hasta, profesional: q.profesional, recurso: q.recurso });
+    return sendPage(
+      reply,
+      <AgendaDayPage
+        ctx={pageContext(request, reply)}
+        fecha={q.fecha}
+        desde={desde}
+        hasta={hasta}
+        semana={q.semana}
+        profesional={q.profesional}
+        recurso={q.recurso}
+        visits={visits}
+        profesionales={await profesionalChoices()}
+        recursos={await recursoChoices()}
+        prev={addDays(q.fecha, -step)}
+        next={addDays(q.fecha, step)}
+        today={day}
+      />,
+    );
+  });
+
+  const sendBooking = async (request: FastifyRequest, reply: FastifyReply, patientId: number, values: FormValues, errors: FieldErrors) => {
+    const patient = await findBookingPatient(db, patientId);
+    if (!patient) return sendErrorPage(request, reply, 404);
+    const tipos = await listTipos(db);
+    const cycleVisits = patient.cycle ? await listCycleVisits(db, patient.cycle.id) : [];
+    return sendPage(
+      reply,
+      <BookingPage
+        ctx={pageContext(request, reply)}
+        patient={patient}
+        cycleVisits={cycleVisits}
+        tipos={tipos.map((t) => ({ value: t.codigo, label: `${t.nombre} (${t.duracion_min} min)` }))}
+        profesionales={await profesionalChoices()}
+        recursos={await recursoChoices()}
+        values={values}
+        errors={errors}
+      />,
+      Object.keys(errors).length > 0 ? 422 : 200,
+    );
+  };
+
+  app.get('/citas/nueva/', async (request, reply) => {
+    const patientId = parseId(queryValue(request.query, 'patient_id'));
+    if (patientId === null) return sendErrorPage(request, reply, 404);
+    const tipo = queryValue(request.query, 'tipo') ?? '';
+    const values: FormValues = { fecha: today(app.deps), hora: '', duracion_min: '', tipo, recurso: '', profesional: request.user ? String(request.user.id) : '' };
+    if (tipo) {
+      const t = (await listTipos(db)).find((x) => x.codigo === tipo);
+      if (t) values.duracion_min = String(t.duracion_min);
+    }
+    return sendBooking(request, reply, patientId, values, {});
+  });
+
+  app.post('/citas/nueva/', async (request, reply) => {
+    const form = parseForm(request.body, bookingForm);
+    const result = await bookVisit(actionContext(request), form);
+    if (result.ok) return redirectWith(reply, `/agenda/?fecha=${(form.ok && form.data.fecha) || ''}`, 'success', result.message);
+    const patientId = parseId((form.values.patient_id ?? '').trim());
+    if (patientId === null) return sendErrorPage(request, reply, 404);
+    return sendBooking(request, reply, patientId, form.values, result.errors);
+  });
+
+  const sendVisit = async (request: FastifyRequest, reply: FastifyReply, citaId: number, values: FormValues, errors: FieldErrors) => {
+    const visit = await findVisitDetail(db, citaId);
+    if (!visit) return sendErrorPage(request, reply, 404);
+    const exams = visit.fecha ? await listCycleExamsOn(db, visit.ingreso_id, visit.fecha) : [];
+    const slotValues: FormValues = {
+      fecha: visit.fecha ?? '',
+      hora: visit.hora ?? '',
+      duracion_min: visit.duracion_min === null ? '' : String(visit.duracion_min),
+      profesional: visit.profesional_id === null ? '' : String(visit.profesional_id),
+      recurso: visit.recurso_id === null ? '' : String(visit.recurso_id),
+      // The day's record of the visit's kind is offered first (registering an exam, then marking the visit attended).
+      exam_record_id: exams.length === 1 ? String(exams[0]!.id) : '',
+    };
+    return sendPage(
+      reply,
+      <VisitPage
+        ctx={pageContext(request, reply)}
+        visit={visit}
+        history={await listVisitHistoryWithUsers(db, citaId)}
+        exams={exams.map((e) => ({ value: String(e.id), label: `n.º ${e.id} · ${EXAM_LABEL[e.kind] ?? e.kind} ${e.tipo ?? e.tipo_sesion ?? e.nombre_examen ?? ''}`.trim() }))}
+        profesionales={await profesionalChoices()}
+        recursos={await recursoChoices()}
+        values={{ ...slotValues, ...values }}
+        errors={errors}
+        timeZone={config.timeZone}
+      />,
+      Object.keys(errors).length > 0 ? 422 : 200,
+    );
+  };
+
+  app.get('/citas/:id/', async (request, reply) => {
+    const id = parseId((request.params as { id: string }).id);
+    if (id === null) return sendErrorPage(request, reply, 404);
+    return sendVisit(request, reply, id, {}, {});
+  });
+
+  const answer = async (request: FastifyRequest, reply: FastifyReply, id: number, values: FormValues, result: AgendaResult) => {
+    if (result.ok) return redirectWith(reply, `/agenda/citas/${id}/`, 'success', result.message);
+    if (result.notFound) return sendErrorPage(request, reply, 404);
+    return sendVisit(request, reply, id, values, result.errors);
+  };
+  const idOf = (request: FastifyRequest) => parseId((request.params as { id: string }).id);
+
+  app.post('/citas/:id/reprogramar/', async (request, reply) => {
+    const id = idOf(request);
+    if (id === null) return sendErrorPage(request, reply, 404);
+    const form = parseForm(request.body, rescheduleForm);
+    return answer(request, reply, id, form.values, await rescheduleVisit(actionContext(request), id, form));
+  });
+  app.post('/citas/:id/cancelar/', async (request, reply) => {
+    const id = idOf(request);
+    if (id === null) return sendErrorPage(request, reply, 404);
+    const form = parseForm(request.body, cancelForm);
+    return answer(request, reply, id, form.values, await cancelVisit(actionContext(request), id, form));
+  });
+  app.post('/citas/:id/atendida/', async (request, reply) => {
+    const id = idOf(request);
+    if (id === null) return sendErrorPage(request, reply, 404);
+    const form = parseForm(request.body, attendForm);
+    return answer(request, reply, id, form.values, await attendVisit(actionContext(request), id, form));
+  });
+  app.post('/citas/:id/no-asistio/', async (request, reply) => {
+    const id = idOf(request);
+    if (id === null) return sendErrorPage(request, reply, 404);
+    return answer(request, reply, id, {}, await markNoShow(actionContext(request), id));
+  });
+
+  app.get('/pendientes/', async (request, reply) => {
+    const day = today(app.deps);
+    const lista = queryValue(request.query, 'lista');
+    const kind: WorklistKind = WORKLISTS.some((w) => w.kind === lista) ? (lista as WorklistKind) : 'semana';
+    const pick = (name: string, choices: readonly Choice[]) => {
+      const v = queryValue(request.query, name) ?? '';
+      return choices.some((c) => c.value === v) ? v : null;
+    };
+    const profesionales = await profesionalChoices();
+    const filters = {
+      programa: pick('programa', options.programas),
+      entidad: pick('entidad', options.entidades),
+      profesional: (() => {
+        const v = pick('profesional', profesionales);
+        return v === null ? null : Number(v);
+      })(),
+    };
+    const desde = weekStart(day);
+    const week = { desde, hasta: addDays(desde, 6) };
+    const [rows, counts] = [await listWorklist(db, kind, filters, day, week), await countWorklists(db, filters, day, week)];
+    return sendPage(
+      reply,
+      <WorklistPage
+        ctx={pageContext(request, reply)}
+        kind={kind}
+        rows={rows}
+        counts={counts}
+        values={{ programa: filters.programa ?? '', entidad: filters.entidad ?? '', profesional: filters.profesional === null ? '' : String(filters.profesional) }}
+        programas={[...options.programas]}
+        entidades={[...options.entidades]}
+        profesionales={profesionales}
+        limit={WORKLIST_LIMIT}
+      />,
+    );
+  });
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Contact consent, reminders, calendar feeds
+
+  const sendConsent = async (request: FastifyRequest, reply: FastifyReply, patientId: number, values: FormValues, errors: FieldErrors) => {
+    const patient = await findBookingPatient(db, patientId);
+    if (!patient) return sendErrorPage(request, reply, 404);
+    const day = today(app.deps);
+    return sendPage(
+      reply,
+      <ConsentPage ctx={pageContext(request, reply)} patient={patient} consents={await listConsents(db, patientId)} values={{ otorgado_el: day, retirado_el: day, ...values }} errors={errors} />,
+      Object.keys(errors).length > 0 ? 422 : 200,
+    );
+  };
+  app.get('/consentimiento/:id/', async (request, reply) => {
+    const id = idOf(request);
+    if (id === null) return sendErrorPage(request, reply, 404);
+    return sendConsent(request, reply, id, {}, {});
+  });
+  app.post('/consentimiento/:id/', async (request, reply) => {
+    const id = idOf(request);
+    if (id === null) return sendErrorPage(request, reply, 404);
+    const form = parseForm(request.body, consentForm);
+    const result = await giveConsent(actionContext(request), id, form);
+    if (result.ok) return redirectWith(reply, `/agenda/consentimiento/${id}/`, 'success', result.message);
+    if (result.notFound) return sendErrorPage(request, reply, 404);
+    return sendConsent(request, reply, id, form.values, result.errors);
+  });
+  app.post('/consentimiento/retirar/:id/', async (request, reply) => {
+    const id = idOf(request);
+    if (id === null) return sendErrorPage(request, reply, 404);
+    const form = parseForm(request.body, withdrawConsentForm);
+    const result = await withdrawConsent(actionContext(request), id, form);
+    if (result.ok) return redirectWith(reply, `/agenda/consentimiento/${result.pacienteId}/`, 'success', result.message);
+    if (result.pacienteId === undefined) return sendErrorPage(request, reply, 404);
+    return sendConsent(request, reply, result.pacienteId, form.values, result.errors);
+  });
+
+  app.get('/recordatorios/', async (request, reply) => {
+    const q = parseAgendaQuery(request.query, addDays(today(app.deps), 1));
+    const rows = await listRemindersOn(db, q.fecha);
+    const channels = await liveChannelsOf(db, [...new Set(rows.map((r) => r.paciente_id))]);
+    const { lugar } = await findAjustes(db);
+    return sendPage(
+      reply,
+      <RemindersPage
+        ctx={pageContext(request, reply)}
+        fecha={q.fecha}
+        timeZone={config.timeZone}
+        rows={rows.map((r) => {
+          const canales = [...(channels.get(r.paciente_id) ?? [])];
+          const text = reminderText({ nombre: r.nombre, tipo: r.tipo_nombre, fecha: r.fecha ?? q.fecha, hora: r.hora ?? '', lugar, indicaciones: r.indicaciones });
+          // Never a message for a channel the patient did not allow (Ley 1581 de 2012).
+          return { ...r, canales, text, whatsapp: canales.includes('WHATSAPP') ? whatsappLink(r.celular, text) : null };
+        })}
+      />,
+    );
+  });
+  app.post('/citas/:id/recordado/', async (request, reply) => {
+    const id = idOf(request);
+    if (id === null) return sendErrorPage(request, reply, 404);
+    const form = parseForm(request.body, remindForm);
+    const result = await markReminded(actionContext(request), id, form);
+    if (result.ok) return redirectWith(reply, '/agenda/recordatorios/', 'success', result.message);
+    if (result.notFound) return sendErrorPage(request, reply, 404);
+    return redirectWith(reply, '/agenda/recordatorios/', 'error', Object.values(result.errors)[0] ?? 'No se registró.');
+  });
+
+  const sendFeeds = async (request: FastifyRequest, reply: FastifyReply, newUrl: string | null) =>
+    sendPage(reply, <FeedPage ctx={pageContext(request, reply)} feeds={request.user ? await listFeedsOf(db, request.user.id) : []} newUrl={newUrl} timeZone={config.timeZone} />);
+  app.get('/calendario/', async (request, reply) => sendFeeds(request, reply, null));
+  app.post('/calendario/', async (request, reply) => {
+    const result = await createFeed(actionContext(request));
+    if (!result.ok) return sendErrorPage(request, reply, 404);
+    const host = request.headers.host ?? 'localhost';
+    return sendFeeds(request, reply, `${request.protocol}://${host}/agenda/ical/${result.token}.ics`);
+  });
+  app.post('/calendario/:id/revocar/', async (request, reply) => {
+    const id = idOf(request);
+    if (id === null) return sendErrorPage(request, reply, 404);
+    const result = await revokeFeed(actionContext(request), id);
+    if (!result.ok) return sendErrorPage(request, reply, 404);
+    return redirectWith(reply, '/agenda/calendario/', 'success', result.message);
+  });
+
+  // The feed itself: public, answered to its secret address alone; unknown or revoked: 404.
+  app.get('/ical/:token', async (request, reply) => {
+    const m = /^([A-Za-z0-9_-]{16,64})\.ics$/.exec((request.params as { token: string }).token);
+    const owner = m ? await feedOwner(actionContext(request), m[1]!) : null;
+    if (owner === null) return reply.code(404).type('text/plain; charset=utf-8').send('No encontrado');
+    const day = today(app.deps);
+    const desde = startMinute(weekStart(day), '00:00');
+    const visits = await listFeedVisits(db, owner, desde, desde + 35 * 24 * 60);
+    const { lugar } = await findAjustes(db);
+    const body = await renderFeed({ visits, timeZone: config.timeZone, lugar, host: request.headers.host ?? 'somno' });
+    return reply.header('cache-control', 'private, no-store').type('text/calendar; charset=utf-8').send(body);
+  });
+}

@@ -1,0 +1,151 @@
+// The coordinator's morning (issue 28): open the day, see who is due, book two visits, mark one attended and one
+// missed, read tomorrow's reminders; every agenda page axe-clean and without sideways scroll on a desktop and a phone.
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { bookVisit, giveConsent, planCycleVisits } from '../../src/agenda/agenda.actions.js';
+import { bookingForm, consentForm } from '../../src/agenda/agenda.schema.js';
+import { inTransaction } from '../../src/platform/writes/transaction.js';
+import { validateForm } from '../../src/web/form.js';
+import { createPatient } from '../fixtures/patient.fixtures.js';
+import { createUser } from '../helpers.js';
+import { startBrowserTest, type BrowserContext } from './harness.js';
+
+const AXE_SOURCE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+let b: BrowserContext;
+let coordinator: { id: number; username: string; password: string };
+const ids: Record<string, number> = {};
+
+before(async () => {
+  b = await startBrowserTest();
+  const db = b.ctx.db;
+  coordinator = await createUser(db);
+  const actx = { db, clock: b.ctx.clock, timeZone: 'America/Bogota', actor: { id: coordinator.id, username: coordinator.username } };
+  // Today is Sunday 2026-11-22 in Bogotá: two cycles opened today (their first consultation is due today) and a
+  // patient booked for tomorrow, who agreed to WhatsApp reminders.
+  for (const [key, nombre, apellido] of [['alba', 'Alba', 'Mañanera'], ['bruno', 'Bruno', 'Tardío'], ['celia', 'Celia', 'Recordada']] as const) {
+    const p = await createPatient(db, { nombre, apellido, celular: '3001234567' }, { fechaInicio: '2026-11-22' });
+    ids[key] = p.id;
+    await inTransaction(db, (trx) => planCycleVisits(trx, { pacienteId: p.id, ingresoId: p.ingresoId!, fechaInicio: '2026-11-22', today: '2026-11-22', now: '2026-11-22T12:00:00.000Z', userId: null }));
+  }
+  assert.ok((await giveConsent(actx, ids.celia!, validateForm({ canal: 'WHATSAPP', otorgado_el: '2026-11-01' }, consentForm))).ok);
+  const booked = await bookVisit(actx, validateForm({ patient_id: String(ids.celia), tipo: 'CONSULTA_INGRESO', fecha: '2026-11-23', hora: '08:00', duracion_min: '30', profesional: String(coordinator.id), recurso: '' }, bookingForm));
+  assert.ok(booked.ok);
+});
+after(async () => {
+  await b?.close();
+});
+
+async function problemsOf(page: Page): Promise<string[]> {
+  const out: string[] = [];
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+  if (scrollWidth > innerWidth) out.push(`scrolls sideways: ${scrollWidth} > ${innerWidth}`);
+  const violations = await page.evaluate(async () => {
+    const { axe } = window as unknown as { axe: typeof import('axe-core') };
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
+  });
+  for (const v of violations) if (v.impact === 'serious' || v.impact === 'critical') out.push(`axe ${v.impact} ${v.id}: ${v.targets.slice(0, 3).join(' | ')}`);
+  return out;
+}
+
+async function open(size: { width: number; height: number }) {
+  const context = await b.browser.newContext({ locale: 'es-CO', baseURL: b.baseUrl, viewport: size });
+  await context.addInitScript({ path: AXE_SOURCE });
+  const page = await context.newPage();
+  await page.goto('/users/login/');
+  await page.getByLabel('Usuario').fill(coordinator.username);
+  await page.getByLabel('Contraseña').fill(coordinator.password);
+  await page.getByRole('button', { name: 'Entrar' }).click();
+  await page.waitForURL('**/dashboard/');
+  return page;
+}
+
+test("the coordinator's morning, on a desktop", async () => {
+  const page = await open({ width: 1366, height: 900 });
+  const found: string[] = [];
+  const check = async (label: string) => {
+    await page.waitForLoadState('load');
+    for (const p of await problemsOf(page)) found.push(`${label}: ${p}`);
+  };
+
+  await page.getByRole('navigation', { name: 'Principal' }).getByRole('link', { name: 'Agenda', exact: true }).click();
+  await page.waitForURL('**/agenda/');
+  await check('day');
+  await page.getByRole('link', { name: 'Pendientes', exact: true }).click();
+  await check('worklists');
+  for (const key of ['alba', 'bruno']) assert.equal(await page.locator(`tr[data-paciente="${ids[key]}"]`).count(), 1, `${key} is due`);
+
+  const book = async (key: string, hora: string) => {
+    await page.goto('/agenda/pendientes/');
+    await page.locator(`tr[data-paciente="${ids[key]}"]`).getByRole('link', { name: 'Agendar' }).click();
+    await page.waitForURL('**/agenda/citas/nueva/**');
+    await page.getByLabel(/^Tipo de cita/).selectOption('CONSULTA_INGRESO');
+    await page.getByLabel(/^Fecha/).fill('2026-11-22');
+    await page.getByLabel(/^Hora/).fill(hora);
+    await page.getByLabel(/^Duración/).fill('30');
+    await page.getByRole('button', { name: 'Agendar' }).click();
+    await page.waitForURL('**/agenda/?fecha=2026-11-22');
+  };
+  // A time before the clinic opens: the message beside the field, nothing booked.
+  await page.goto(`/agenda/citas/nueva/?patient_id=${ids.alba}`);
+  await page.getByLabel(/^Tipo de cita/).selectOption('CONSULTA_INGRESO');
+  await page.getByLabel(/^Hora/).fill('06:00');
+  await page.getByLabel(/^Duración/).fill('30');
+  await page.getByRole('button', { name: 'Agendar' }).click();
+  assert.match((await page.locator('#error_hora').textContent()) ?? '', /horario de la clínica/);
+  await check('booking with errors');
+
+  await book('alba', '15:00');
+  await book('bruno', '16:00');
+  await check('day with visits');
+  const rows = page.locator('table.agenda-table tbody tr');
+  assert.equal(await rows.count(), 2);
+  assert.equal(await page.getByRole('link', { name: 'Alba Mañanera' }).getAttribute('href'), `/patients/${ids.alba}/`);
+
+  await page.locator('tr', { hasText: 'Alba Mañanera' }).getByRole('link', { name: 'Consulta médica de ingreso' }).click();
+  await check('visit');
+  await page.getByRole('button', { name: 'Marcar atendida' }).click();
+  await page.waitForURL('**/agenda/citas/*/');
+  assert.equal(await page.locator('[data-estado]').getAttribute('data-estado'), 'ATENDIDA');
+  await page.goto('/agenda/?fecha=2026-11-22');
+  await page.locator('tr', { hasText: 'Bruno Tardío' }).getByRole('link', { name: 'Consulta médica de ingreso' }).click();
+  await page.getByRole('button', { name: 'No asistió' }).click();
+  await page.waitForURL('**/agenda/citas/*/');
+  assert.equal(await page.locator('[data-estado]').getAttribute('data-estado'), 'NO_ASISTIO');
+
+  await page.goto('/agenda/pendientes/?lista=inasistencias');
+  assert.equal(await page.locator(`tr[data-paciente="${ids.bruno}"]`).count(), 1);
+
+  await page.goto('/agenda/');
+  await page.getByRole('link', { name: 'Recordatorios de mañana' }).click();
+  await check('reminders');
+  const text = (await page.locator('[data-reminder-text]').first().textContent())?.trim() ?? '';
+  assert.match(text, /^Hola Celia, le recordamos su cita de Consulta médica de ingreso el lunes 23 de noviembre de 2026 a las 8:00 a\. m\./);
+  const wa = await page.locator('[data-whatsapp]').getAttribute('href');
+  assert.ok(wa?.startsWith('https://wa.me/573001234567?text=Hola%20Celia'));
+  assert.deepEqual(found, []);
+});
+
+test('every agenda page on a phone (390 × 844): no sideways scroll, axe clean', async () => {
+  const page = await open({ width: 390, height: 844 });
+  const found: string[] = [];
+  const cita = await b.ctx.db.selectFrom('citas').select('id').where('paciente_id', '=', ids.celia!).where('estado', '=', 'AGENDADA').executeTakeFirstOrThrow();
+  for (const url of [
+    '/agenda/?fecha=2026-11-22',
+    '/agenda/?fecha=2026-11-23&vista=semana',
+    '/agenda/pendientes/',
+    '/agenda/pendientes/?lista=inasistencias',
+    `/agenda/citas/nueva/?patient_id=${ids.alba}`,
+    `/agenda/citas/${cita.id}/`,
+    '/agenda/recordatorios/',
+    `/agenda/consentimiento/${ids.celia}/`,
+    '/agenda/calendario/',
+  ]) {
+    await page.goto(url);
+    await page.waitForLoadState('load');
+    for (const p of await problemsOf(page)) found.push(`${url}: ${p}`);
+  }
+  assert.deepEqual(found, []);
+});
