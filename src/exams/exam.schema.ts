@@ -157,7 +157,8 @@ export function parseExamForm(
   today: string,
   cycleStart: string | null = null,
 ): { ok: true; parsed: ParsedExam } | { ok: false; errors: FieldErrors } {
-  const result = validateForm(values, examSchema(kind, today, cycleStart));
+  // hora came later (issue 27) and is optional: values that do not carry it read it as blank.
+  const result = validateForm({ hora: '', ...values }, examSchema(kind, today, cycleStart));
   if (!result.ok) return { ok: false, errors: result.errors };
   return { ok: true, parsed: { kind, data: result.data } as ParsedExam };
 }
