@@ -37,6 +37,7 @@ import {
   type RipsProblem,
   type RipsSettings,
 } from './rips.rules.js';
+import { ripsUsuarioValidator, schemaComplaints } from './rips.schema-check.js';
 import type { CatalogueEditionInput, RipsEntidadInput, RipsSettingsInput } from './rips.schema.js';
 
 export type Message = { level: 'success' | 'info' | 'error'; text: string };
@@ -144,6 +145,9 @@ async function loadContext(db: Executor): Promise<{ settings: RipsSettings; cata
 /** The month's patients in id order, a page at a time, each with its services and problems. */
 async function* patientsOfMonth(db: Executor, input: RipsMonthInput, ctx: { settings: RipsSettings; catalogue: CatalogueEntry[] }): AsyncGenerator<RipsPatientOfMonth> {
   const q: RipsPeriodQuery = { entidad: input.entidad, ...input.period };
+  const validate = await ripsUsuarioValidator();
+  // With the provider's settings incomplete every usuario would fail the schema for the same reason, said once above.
+  const settingsOk = settingsProblems(ctx.settings).length === 0;
   let after = 0;
   for (;;) {
     const rows = await ripsPatientsPage(db, q, after, RIPS_PAGE_SIZE);
@@ -165,6 +169,13 @@ async function* patientsOfMonth(db: Executor, input: RipsMonthInput, ctx: { sett
         const entry = catalogueEntryOn(ctx.catalogue, servicioOf(svc), svc.fecha);
         mine.push({ svc, entry });
         problems.push(...serviceProblems(svc, patient, entry, input.period, ctx.settings));
+      }
+      // What the rules let through is checked against the JSON Schema too (decision 0093).
+      if (settingsOk && problems.length === 0) {
+        const usuario = buildUsuario(patient, mine as { svc: RipsServiceRow; entry: CatalogueEntry }[], 1, ctx.settings);
+        for (const complaint of schemaComplaints(validate, usuario)) {
+          problems.push({ kind: 'schema', message: `Paciente ${row.tipo_documento} ${row.documento}: el esquema del RIPS lo rechaza (${complaint}).`, href: `/patients/${row.id}/`, pacienteId: row.id });
+        }
       }
       yield { row, patient, services: mine, problems };
     }

@@ -235,4 +235,12 @@ describe('RIPS of a small clinic’s month (golden file)', () => {
     const audited = await ctx.db.selectFrom('audit_log').select('action').where('action', 'like', 'rips.%').orderBy('id').execute();
     assert.deepEqual(audited.map((a) => a.action), ['rips.settings', 'rips.catalogue', 'rips.catalogue', 'rips.generate', 'rips.generate']);
   });
+
+  test('what the rules let through is checked against the JSON Schema too (a 5-character CUPS written straight in the database)', async () => {
+    await ctx.db.insertInto('rips_catalogue').values({ servicio: 'PSICOLOGIA:CIERRE', vigente_desde: '2026-10-29', bloque: 'consultas', cups: '89030', cod_servicio: 344, created_at: '2026-11-01T00:00:00.000Z', created_by: null }).execute();
+    const res = await biller.get(URL_PAGE);
+    assert.deepEqual(problemsIn(res.body), [['schema', String(ids.a2), '', `/patients/${ids.a2}/`]]);
+    assert.match(decodeEntities(res.body), /codConsulta must match pattern/);
+    assert.equal((await biller.get(URL_FILE)).status, 400);
+  });
 });
