@@ -196,6 +196,9 @@ export function CapitaReportForm({ form, mes }: { form: CapitaForm; mes: string 
         Mes actual: pacientes con ingreso ACTIVO hoy. Meses pasados: pacientes cuyo ingreso estuvo ACTIVO en algún momento de
         ese mes, según el historial de estados.
       </p>
+      <p>
+        <a href="/dashboard/rips/">RIPS del mes por entidad (JSON para la factura)</a>
+      </p>
     </section>
   );
 }

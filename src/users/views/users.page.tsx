@@ -37,6 +37,9 @@ export function UsersPage({
         <a class="button" href="/users/export.csv">
           Exportar CSV
         </a>
+        <a class="button" href="/users/rips/">
+          Configuración del RIPS
+        </a>
       </p>
       <section class="card">
         <h2>Equipo</h2>
