@@ -249,7 +249,7 @@ export function serviceProblems(
     out.push({ kind: 'catalogo', message: `${what}: el catálogo de servicios no tiene código CUPS para «${servicioOf(svc)}» en esa fecha.`, href: CATALOGUE_HREF, pacienteId: patient.id, examId: svc.id });
   }
   if (!(TIPOS_DOCUMENTO_RIPS as readonly string[]).includes(svc.prof_tipo_documento) || svc.prof_documento === '') {
-    out.push({ kind: 'profesional', message: `${what}: el profesional que lo registró (usuario n.º ${svc.registrado_por}) no tiene documento de identidad.`, href: `/users/${svc.registrado_por}/#documento`, pacienteId: patient.id, examId: svc.id });
+    out.push({ kind: 'profesional', message: `${what}: el profesional que lo registró (usuario n.º ${svc.registrado_por}) no tiene documento de identidad: lo registra el usuario en «Mi cuenta» o un administrador en su ficha.`, href: `/users/${svc.registrado_por}/#documento`, pacienteId: patient.id, examId: svc.id });
   }
   if (svc.fecha < period.start || svc.fecha > period.end) {
     out.push({ kind: 'fecha', message: `${what}: la fecha está fuera del periodo reportado (${period.start} a ${period.end}).`, href: `/exams/${patient.id}/`, pacienteId: patient.id, examId: svc.id });
