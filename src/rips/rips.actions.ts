@@ -143,11 +143,16 @@ async function loadContext(db: Executor): Promise<{ settings: RipsSettings; cata
 }
 
 /** The month's patients in id order, a page at a time, each with its services and problems. */
-async function* patientsOfMonth(db: Executor, input: RipsMonthInput, ctx: { settings: RipsSettings; catalogue: CatalogueEntry[] }): AsyncGenerator<RipsPatientOfMonth> {
+async function* patientsOfMonth(
+  db: Executor,
+  input: RipsMonthInput,
+  ctx: { settings: RipsSettings; catalogue: CatalogueEntry[] },
+  withSchema = true,
+): AsyncGenerator<RipsPatientOfMonth> {
   const q: RipsPeriodQuery = { entidad: input.entidad, ...input.period };
   const validate = await ripsUsuarioValidator();
   // With the provider's settings incomplete every usuario would fail the schema for the same reason, said once above.
-  const settingsOk = settingsProblems(ctx.settings).length === 0;
+  const settingsOk = withSchema && settingsProblems(ctx.settings).length === 0;
   let after = 0;
   for (;;) {
     const rows = await ripsPatientsPage(db, q, after, RIPS_PAGE_SIZE);
@@ -251,7 +256,8 @@ export async function generateRips(ctx: ActionContext, input: GenerateRipsInput)
     let servicios = 0;
     yield out(ripsOpening(context.settings, input.operacion, input.factura));
     let batch = '';
-    for await (const p of patientsOfMonth(db, input, context)) {
+    // The schema was checked on the first pass; the rules run again (a record may change between the passes).
+    for await (const p of patientsOfMonth(db, input, context, false)) {
       // The first pass found no problem; a record changed since then is refused here rather than written wrong.
       if (p.problems.length > 0 || p.services.some((s) => s.entry === null)) throw new Error('RIPS: a record changed during the generation; generate the file again');
       usuarios++;
