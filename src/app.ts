@@ -14,6 +14,8 @@ import { agendaRoutes } from './agenda/agenda.routes.js';
 import { registerTheAuditFields } from './app/audit-fields.js';
 import { auditRoutes } from './audit/audit.routes.js';
 import { dashboardRoutes } from './dashboard/dashboard.routes.js';
+import { ripsRoutes } from './rips/rips.routes.js';
+import { ripsSettingsRoutes } from './rips/rips.settings.routes.js';
 import { examRoutes } from './exams/exam.routes.js';
 import { fhirRoutes } from './fhir/fhir.routes.js';
 import { importRoutes, type UploadedFile } from './imports/import.routes.js';
@@ -221,7 +223,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(userAdminRoutes, { prefix: '/users' });
   await app.register(documentoCollisionsRoutes);
   await app.register(auditRoutes, { prefix: '/users/audit' });
+  await app.register(ripsSettingsRoutes, { prefix: '/users/rips' });
   await app.register(dashboardRoutes, { prefix: '/dashboard' });
+  await app.register(ripsRoutes, { prefix: '/dashboard' });
   await app.register(patientRoutes, { prefix: '/patients' });
   await app.register(ingresoRoutes, { prefix: '/patients' });
   await app.register(fhirRoutes, { prefix: '/patients' });

@@ -10,6 +10,11 @@ export const ACTION_LABELS: Readonly<Record<string, string>> = {
   'user.reactivate': 'Usuario reactivado',
   'user.password_reset': 'Contraseña restablecida',
   'user.password_change': 'Contraseña cambiada',
+  'user.document': 'Documento del usuario cambiado',
+  'rips.settings': 'Configuración del RIPS cambiada',
+  'rips.entidad': 'Entidad de salud del RIPS cambiada',
+  'rips.catalogue': 'Catálogo de servicios del RIPS: nueva vigencia',
+  'rips.generate': 'RIPS generado',
   'patient.create': 'Paciente creado',
   'patient.update': 'Paciente modificado',
   'patient.view': 'Ficha del paciente consultada',
@@ -45,6 +50,7 @@ export const ENTITY_LABELS: Readonly<Record<string, string>> = {
   export: 'Exportación',
   import: 'Importación',
   cita: 'Cita',
+  rips: 'RIPS',
 };
 
 export const actionLabel = (action: string): string => ACTION_LABELS[action] ?? action;

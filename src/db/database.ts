@@ -6,10 +6,11 @@ import type { ExamTables } from '../exams/exam.table.js';
 import type { ImportTables } from '../imports/import.table.js';
 import type { IngresoTables } from '../ingresos/ingreso.table.js';
 import type { PatientTables } from '../patients/patient.table.js';
+import type { RipsTables } from '../rips/rips.table.js';
 import type { UserTables } from '../users/user.table.js';
 
 /** Every table, composed from the features that own them. */
-export interface Database extends UserTables, AuditTables, PatientTables, IngresoTables, ExamTables, DashboardTables, ImportTables, AgendaTables {
+export interface Database extends UserTables, AuditTables, PatientTables, IngresoTables, ExamTables, DashboardTables, ImportTables, AgendaTables, RipsTables {
   table_versions: TableVersionsTable;
   patient_versions: PatientVersionsTable;
 }

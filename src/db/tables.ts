@@ -9,6 +9,7 @@ import { IMPORT_TABLE_ENTRIES } from '../imports/import.table.js';
 import { INGRESO_TABLE_ENTRIES } from '../ingresos/ingreso.table.js';
 import { PATIENT_TABLE_ENTRIES } from '../patients/patient.table.js';
 import type { TableEntries } from '../platform/tables.js';
+import { RIPS_TABLE_ENTRIES } from '../rips/rips.table.js';
 import { USER_TABLE_ENTRIES } from '../users/user.table.js';
 import type { Database } from './database.js';
 
@@ -24,4 +25,5 @@ export const TABLES = {
   ...DASHBOARD_TABLE_ENTRIES,
   ...IMPORT_TABLE_ENTRIES,
   ...AGENDA_TABLE_ENTRIES,
+  ...RIPS_TABLE_ENTRIES,
 } as const satisfies TableEntries<keyof Database | 'patients_fts'>;

@@ -21,12 +21,15 @@ export interface ExamFieldDef extends FieldDef {
   readonly max?: number;
   /** a whole number's smallest and largest value */
   readonly range?: readonly [number, number];
+  /** a time of day 'HH:MM' (text, blank: null) */
+  readonly time?: true;
 }
 
 export const EXAM_FIELDS = {
   kind: { label: 'Clase de registro', kind: 'choice', choices: EXAM_KINDS },
   ingreso_id: { label: 'Ciclo', kind: 'reference' },
   fecha: { label: 'Fecha', kind: 'date', required: true },
+  hora: { label: 'Hora', kind: 'text', time: true },
   registrado_por: { label: 'Registrado por (usuario)', kind: 'reference' },
   observaciones: { label: 'Observaciones', kind: 'text', max: EXAM_TEXT_MAX.observaciones },
   tipo: { label: 'Tipo', kind: 'choice', choices: TIPOS_MONITOREO, required: true },
@@ -51,9 +54,9 @@ export type ExamFieldName = keyof typeof EXAM_FIELDS;
 
 /** The fields each kind's form posts, in form order (its schema, its inputs, the names readForm accepts). */
 export const EXAM_KIND_FIELDS = {
-  MONITOREO: ['fecha', 'tipo', 'iah', 'saturacion_minima', 'horas_uso_promedio', 'porcentaje_noches_4h', 'presion_cmh2o', 'fuga_lpm', 'observaciones'],
-  PSICOLOGIA: ['fecha', 'tipo_sesion', 'numero_sesion', 'isi', 'epworth', 'observaciones'],
-  OTRO: ['fecha', 'nombre_examen', 'resultado', 'observaciones'],
+  MONITOREO: ['fecha', 'hora', 'tipo', 'iah', 'saturacion_minima', 'horas_uso_promedio', 'porcentaje_noches_4h', 'presion_cmh2o', 'fuga_lpm', 'observaciones'],
+  PSICOLOGIA: ['fecha', 'hora', 'tipo_sesion', 'numero_sesion', 'isi', 'epworth', 'observaciones'],
+  OTRO: ['fecha', 'hora', 'nombre_examen', 'resultado', 'observaciones'],
 } as const satisfies Record<ExamKindValue, readonly ExamFieldName[]>;
 
 /** The columns a new record's `exam.create` entry lists (when not null): every field described here, so not created_at. */

@@ -6,8 +6,10 @@ const TODAY = '2026-11-22';
 
 describe('EXAM_FORM_FIELDS', () => {
   test('the field names on the wire are exactly those of decisions §7', () => {
+    // plus hora, the time of day RIPS reports (issue 27, decision 0090)
     assert.deepEqual(EXAM_FORM_FIELDS.MONITOREO, [
       'fecha',
+      'hora',
       'tipo',
       'iah',
       'saturacion_minima',
@@ -17,8 +19,8 @@ describe('EXAM_FORM_FIELDS', () => {
       'fuga_lpm',
       'observaciones',
     ]);
-    assert.deepEqual(EXAM_FORM_FIELDS.PSICOLOGIA, ['fecha', 'tipo_sesion', 'numero_sesion', 'isi', 'epworth', 'observaciones']);
-    assert.deepEqual(EXAM_FORM_FIELDS.OTRO, ['fecha', 'nombre_examen', 'resultado', 'observaciones']);
+    assert.deepEqual(EXAM_FORM_FIELDS.PSICOLOGIA, ['fecha', 'hora', 'tipo_sesion', 'numero_sesion', 'isi', 'epworth', 'observaciones']);
+    assert.deepEqual(EXAM_FORM_FIELDS.OTRO, ['fecha', 'hora', 'nombre_examen', 'resultado', 'observaciones']);
   });
 });
 
@@ -41,6 +43,7 @@ describe('parseExamForm MONITOREO', () => {
     assert.ok(r.ok);
     assert.deepEqual(r.parsed.data, {
       fecha: TODAY,
+      hora: null,
       tipo: 'POLIGRAFIA',
       iah: 1490,
       saturacion_minima: null,
@@ -87,7 +90,7 @@ describe('parseExamForm PSICOLOGIA', () => {
   test('whole numbers in range; blank is null', () => {
     const r = parseExamForm('PSICOLOGIA', { ...base, numero_sesion: '50', isi: '0', epworth: '24' }, TODAY);
     assert.ok(r.ok);
-    assert.deepEqual(r.parsed.data, { fecha: TODAY, tipo_sesion: 'SEGUIMIENTO', numero_sesion: 50, isi: 0, epworth: 24, observaciones: null });
+    assert.deepEqual(r.parsed.data, { fecha: TODAY, hora: null, tipo_sesion: 'SEGUIMIENTO', numero_sesion: 50, isi: 0, epworth: 24, observaciones: null });
   });
   test('out of range, decimals and signs are field errors', () => {
     const r = parseExamForm('PSICOLOGIA', { ...base, numero_sesion: '51', isi: '28.0', epworth: '+3' }, TODAY);
@@ -137,5 +140,20 @@ describe('monitoring values as Colombians write them (decision 0069)', () => {
     const bad = parseExamForm('MONITOREO', monitoreo({ iah: '1.234,5' }), TODAY);
     assert.ok(!bad.ok);
     assert.equal(bad.errors.iah, 'El valor máximo es 200,00; «1.234,5» se leyó como 1234,5.');
+  });
+});
+
+describe('hora (RIPS, decision 0090)', () => {
+  test('HH:MM in 24 hours, 7:30 read as 07:30, blank is null, anything else refused beside the field', () => {
+    const base = { fecha: TODAY, tipo: 'POLIGRAFIA', iah: '', saturacion_minima: '', horas_uso_promedio: '', porcentaje_noches_4h: '', presion_cmh2o: '', fuga_lpm: '', observaciones: '' };
+    const ok = (hora: string) => {
+      const r = parseExamForm('MONITOREO', { ...base, hora }, TODAY);
+      return r.ok ? (r.parsed.data as { hora: string | null }).hora : `error: ${r.errors.hora}`;
+    };
+    assert.equal(ok('21:30'), '21:30');
+    assert.equal(ok('7:30'), '07:30');
+    assert.equal(ok(''), null);
+    assert.match(String(ok('24:00')), /^error: Ingrese la hora como HH:MM/);
+    assert.match(String(ok('9h')), /^error: /);
   });
 });

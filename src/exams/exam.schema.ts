@@ -20,6 +20,7 @@ export const MSG = {
   choice: 'Seleccione una opción de la lista.',
   integer: (min: number, max: number) => `Ingrese un número entero entre ${min} y ${max}.`,
   tooLong: (max: number) => `Máximo ${max} caracteres.`,
+  hora: 'Ingrese la hora como HH:MM (24 horas), por ejemplo 07:30.',
 } as const;
 
 /**
@@ -56,6 +57,15 @@ const optionalText = (max: number) =>
     return charCount(s) <= max ? s : fail(ctx, MSG.tooLong(max));
   });
 
+/** The time of day RIPS reports (AAAA-MM-DD HH:MM), 24-hour 'HH:MM'; '7:30' is read as 07:30; blank: null. */
+const optionalTime = z.string().transform((raw, ctx): string | null => {
+  const s = raw.trim();
+  if (s === '') return null;
+  const m = /^(\d{1,2}):(\d{2})$/.exec(s);
+  if (!m || Number(m[1]) > 23 || Number(m[2]) > 59) return fail(ctx, MSG.hora);
+  return `${m[1]!.padStart(2, '0')}:${m[2]}`;
+});
+
 const requiredText = (max: number) =>
   z.string().transform((raw, ctx): string => {
     const s = raw.trim();
@@ -91,6 +101,7 @@ function parserOf<N extends ExamFieldName>(name: N, context: ExamContext): Parse
       case 'integer':
         return optionalInteger(def.range!);
       case 'text':
+        if (def.time) return optionalTime;
         return def.required ? requiredText(def.max!) : optionalText(def.max!);
       default:
         throw new Error(`the exam field ${name} is not posted by a form`);
@@ -146,7 +157,8 @@ export function parseExamForm(
   today: string,
   cycleStart: string | null = null,
 ): { ok: true; parsed: ParsedExam } | { ok: false; errors: FieldErrors } {
-  const result = validateForm(values, examSchema(kind, today, cycleStart));
+  // hora came later (issue 27) and is optional: values that do not carry it read it as blank.
+  const result = validateForm({ hora: '', ...values }, examSchema(kind, today, cycleStart));
   if (!result.ok) return { ok: false, errors: result.errors };
   return { ok: true, parsed: { kind, data: result.data } as ParsedExam };
 }

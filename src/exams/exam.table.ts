@@ -13,6 +13,8 @@ export interface ExamRecordsTable {
   kind: ExamKind;
   /** 'YYYY-MM-DD', never in the future when registered. */
   fecha: string;
+  /** 'HH:MM', the time of day RIPS needs; null for the records written before it was asked (decision 0090). */
+  hora: string | null;
   /** The user who registered it. */
   registrado_por: number;
   created_at: string;

@@ -9,7 +9,7 @@ const patient = (overrides: Partial<PatientRow> = {}): PatientRow =>
   ({ ...newPatientRow(), id: 7, activo_desde: null, valor_capita: 25978300, ...overrides }) as PatientRow;
 
 const exam = (overrides: Partial<ExamRecordRow>): ExamRecordRow => ({
-  id: 3, ingreso_id: 11, kind: 'MONITOREO', fecha: '2026-02-01', registrado_por: 1, created_at: '2026-02-01T10:00:00.000Z', observaciones: null,
+  id: 3, ingreso_id: 11, kind: 'MONITOREO', fecha: '2026-02-01', hora: null, registrado_por: 1, created_at: '2026-02-01T10:00:00.000Z', observaciones: null,
   tipo: 'POLISOMNOGRAFIA', iah: null, saturacion_minima: null, horas_uso_promedio: null, porcentaje_noches_4h: null, presion_cmh2o: null, fuga_lpm: null,
   tipo_sesion: null, numero_sesion: null, isi: null, epworth: null, nombre_examen: null, resultado: null,
   anulado_at: null, anulado_por: null, motivo_anulacion: null, ...overrides,

@@ -43,6 +43,14 @@ export const choiceField = <V extends string | number>(choices: readonly Choice<
     return matchChoice(choices, v) ?? fail(ctx, message);
   });
 
+/** An optional choice: blank stays '' (not yet asked), otherwise one of the list in its listed form. */
+export const optionalChoiceField = <V extends string>(choices: readonly Choice<V>[], message: string = FORM_MSG.choice) =>
+  z.string().transform((raw, ctx): V | '' => {
+    const v = raw.trim();
+    if (v === '') return '';
+    return matchChoice(choices, v) ?? fail(ctx, message);
+  });
+
 /**
  * A decimal in hundredths ('70,5' → 7050, money '259.783' → 25978300) up to `maxHundredths`, read as a person in
  * Colombia writes it (decision 0069); `blank` when left empty. The exam forms use it too.

@@ -16,6 +16,7 @@ import {
   departamentoField,
   documentoField,
   FORM_MSG,
+  optionalChoiceField,
   optionalDateField,
   textField,
 } from './patient.field-parsers.js';
@@ -30,6 +31,7 @@ import {
   MAX_LENGTHS as LEN,
   PROGRAMAS,
   TIPOS_DOCUMENTO,
+  TIPOS_USUARIO,
   ZONAS,
 } from './patient.rules.js';
 import type { PatientRow } from './patient.table.js';
@@ -114,6 +116,11 @@ export const PATIENT_FIELDS = {
     label: 'Diagnóstico clínico', ...choice(DIAGNOSTICOS, FORM_MSG.diagnostico), ...yes, importHeadings: ['Diagnóstico clínico', 'Diagnóstico'], form: { section: 'Remisión' },
   },
   programa: { label: 'Programa', ...choice(PROGRAMAS), ...yes, exportColumn: 5, importHeadings: ['Programa'], form: { section: 'Programa' } },
+  tipo_usuario: {
+    label: 'Tipo de usuario (RIPS)', kind: 'choice', choices: TIPOS_USUARIO, parse: optionalChoiceField(TIPOS_USUARIO), ...optional,
+    importHeadings: ['Tipo de usuario', 'Tipo de usuario (RIPS)', 'Régimen'],
+    form: { section: 'Programa', after: 'entidad_salud', hint: 'Régimen del paciente para el RIPS (tabla 01–13).' },
+  },
   valor_capita: {
     label: 'Valor cápita', kind: 'money', unit: 'COP', parse: decimalField(MAX.valor_capita, DEFAULT_VALOR_CAPITA_HUNDREDTHS, 'money'), ...optional,
     importHeadings: ['Valor cápita (COP)', 'Valor cápita'], form: { section: 'Programa', hint: 'Si lo deja vacío: 259.783.' },

@@ -43,6 +43,26 @@ export const ENTIDADES_SALUD = [
   { value: 'ENTITY_B', label: 'ENTITY_B' },
 ] as const satisfies readonly Choice[];
 
+/**
+ * RIPS table RIPSTipoUsuarioVersion2 (SISPRO, Resolución 2275 de 2023): the patient's régimen as RIPS reports it.
+ * Optional on the form: patients registered before it was asked keep it blank until staff fill it in (decision 0090).
+ */
+export const TIPOS_USUARIO = [
+  { value: '01', label: '01 Contributivo cotizante' },
+  { value: '02', label: '02 Contributivo beneficiario' },
+  { value: '03', label: '03 Contributivo adicional' },
+  { value: '04', label: '04 Subsidiado' },
+  { value: '05', label: '05 No afiliado' },
+  { value: '06', label: '06 Especial o de excepción cotizante' },
+  { value: '07', label: '07 Especial o de excepción beneficiario' },
+  { value: '08', label: '08 Persona privada de la libertad a cargo del Fondo Nacional de Salud' },
+  { value: '09', label: '09 Tomador o amparado ARL' },
+  { value: '10', label: '10 Tomador o amparado SOAT' },
+  { value: '11', label: '11 Tomador o amparado planes voluntarios de salud' },
+  { value: '12', label: '12 Particular' },
+  { value: '13', label: '13 Especial o de excepción no cotizante (Ley 352 de 1997)' },
+] as const satisfies readonly Choice[];
+
 export const ESTRATOS = [
   { value: 1, label: '1' },
   { value: 2, label: '2' },

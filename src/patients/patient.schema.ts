@@ -156,8 +156,12 @@ export function validatePatientForm(
   today: string,
   readErrors: Record<string, string> = {},
 ): PatientFormResult {
-  return toPatientResult(validateForm(raw, patientSchema(today), readErrors));
+  // An optional field a file or caller does not carry (a column added later, such as tipo_usuario) reads as blank.
+  const filled = { ...OPTIONAL_BLANK, ...raw };
+  return toPatientResult(validateForm(filled, patientSchema(today), readErrors));
 }
+
+const OPTIONAL_BLANK: Record<string, string> = Object.fromEntries(PATIENT_FORM_FIELDS.filter((f) => !PATIENT_FIELDS[f].required).map((f) => [f, '']));
 
 /** Reads and validates the posted update form, as validatePatientForm. */
 export function parsePatientForm(body: unknown, today: string): PatientFormResult {

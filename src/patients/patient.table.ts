@@ -34,6 +34,8 @@ export interface PatientsTable {
   especialidad: string;
   diagnostico_clinico: string;
   programa: string;
+  /** RIPS table RIPSTipoUsuarioVersion2 ('01'..'13'); '' until staff ask it (migration 0200, never guessed). */
+  tipo_usuario: Generated<string>;
   /** Hundredths of a peso. */
   valor_capita: Generated<number>;
   /** normalizeForSearch(`${nombre} ${apellido} ${documento}`), then the documento's key when it differs (patientDerivedColumns). */

@@ -4,10 +4,10 @@ import { parseForm, parseId } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { requireAdmin } from '../web/guard.js';
 import { actionContext } from '../web/action-context.js';
-import { changeUserActive, createUser, resetUserPassword, USER_MSG } from './user.actions.js';
+import { changeUserActive, createUser, resetUserPassword, setUserDocument, USER_MSG } from './user.actions.js';
 import { listUsers, type UserListRow } from './user-admin.repository.js';
 import { findUserById } from './user.repository.js';
-import { createUserSchema, setPasswordSchema } from './user.schema.js';
+import { createUserSchema, setPasswordSchema, userDocumentSchema } from './user.schema.js';
 import { UserDetailPage, UsersPage } from './views/users.page.js';
 import { listDateViolations } from '../ingresos/date-violations.repository.js';
 import { DateViolationsPage } from '../ingresos/views/date-violations.page.js';
@@ -20,8 +20,8 @@ export async function userAdminRoutes(app: FastifyInstance): Promise<void> {
   const renderList = async (request: FastifyRequest, reply: FastifyReply, values: Record<string, string>, errors: FieldErrors) =>
     sendPage(reply, <UsersPage ctx={pageContext(request, reply)} users={await listUsers(db)} values={values} errors={errors} timeZone={config.timeZone} />);
 
-  const renderDetail = (request: FastifyRequest, reply: FastifyReply, user: UserListRow, errors: FieldErrors) =>
-    sendPage(reply, <UserDetailPage ctx={pageContext(request, reply)} user={user} errors={errors} timeZone={config.timeZone} />);
+  const renderDetail = (request: FastifyRequest, reply: FastifyReply, user: UserListRow, errors: FieldErrors, documentValues?: Record<string, string>) =>
+    sendPage(reply, <UserDetailPage ctx={pageContext(request, reply)} user={user} errors={errors} timeZone={config.timeZone} documentValues={documentValues} />);
 
   /** The user of the path, or null after answering 404. */
   const targetOf = async (request: FastifyRequest, reply: FastifyReply): Promise<UserListRow | null> => {
@@ -74,5 +74,14 @@ export async function userAdminRoutes(app: FastifyInstance): Promise<void> {
     if (!form.ok) return renderDetail(request, reply, user, form.errors);
     const message = await resetUserPassword(actionContext(request), { user, password: form.data.password, currentSession: request.sessionIdHash });
     return redirectWith(reply, `/users/${user.id}/`, message.level, message.text);
+  });
+
+  app.post('/:id/documento/', admin, async (request, reply) => {
+    const user = await targetOf(request, reply);
+    if (!user) return reply;
+    const form = parseForm(request.body, userDocumentSchema);
+    if (!form.ok) return renderDetail(request, reply, user, form.errors, { tipo_documento: form.values.tipo_documento ?? '', documento: form.values.documento ?? '' });
+    const message = await setUserDocument(actionContext(request), { userId: user.id, ...form.data });
+    return redirectWith(reply, `/users/${user.id}/`, message!.level, message!.text);
   });
 }

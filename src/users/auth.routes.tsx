@@ -5,10 +5,10 @@ import { parseForm, queryValue } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { endSession, giveSessionCookie, openSession } from './session.plugin.js';
 import { listSessionsOfUser } from './session.repository.js';
-import { changeOwnPassword, endOtherSessions, logIn, recordLogout, setUpFirstAdmin, USER_MSG, type SessionOpener } from './user.actions.js';
-import { countUsers } from './user.repository.js';
+import { changeOwnPassword, endOtherSessions, logIn, recordLogout, setUpFirstAdmin, setUserDocument, USER_MSG, type SessionOpener } from './user.actions.js';
+import { countUsers, findUserById } from './user.repository.js';
 import { safeNext, USERNAME_MAX } from './user.rules.js';
-import { BAD_CREDENTIALS, changePasswordSchema, loginSchema, setupSchema } from './user.schema.js';
+import { BAD_CREDENTIALS, changePasswordSchema, loginSchema, setupSchema, userDocumentSchema } from './user.schema.js';
 import { LoginPage, LogoutPage, SetupPage } from './views/login.page.js';
 import { PasswordPage } from './views/password.page.js';
 
@@ -85,10 +85,12 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
     return redirectWith(reply, '/dashboard/', 'success', `Bienvenido, ${username}. La cuenta de administrador está lista.`);
   });
 
-  const renderPassword = async (request: FastifyRequest, reply: FastifyReply, errors: FieldErrors) => {
+  const renderPassword = async (request: FastifyRequest, reply: FastifyReply, errors: FieldErrors, posted?: Record<string, string>) => {
     const rows = await listSessionsOfUser(db, request.user!.id);
+    const me = await findUserById(db, request.user!.id);
+    const documentValues = posted ?? { tipo_documento: me?.tipo_documento ?? '', documento: me?.documento ?? '' };
     const sessions = rows.map((r) => ({ current: r.id_hash === request.sessionIdHash, createdAt: r.created_at, lastSeenAt: r.last_seen_at, ip: r.ip, userAgent: r.user_agent }));
-    return sendPage(reply, <PasswordPage ctx={pageContext(request, reply)} errors={errors} sessions={sessions} timeZone={app.deps.config.timeZone} />);
+    return sendPage(reply, <PasswordPage ctx={pageContext(request, reply)} errors={errors} sessions={sessions} timeZone={app.deps.config.timeZone} documentValues={documentValues} />);
   };
 
   app.get('/password/', async (request, reply) => renderPassword(request, reply, {}));
@@ -104,6 +106,15 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
     if (!result) return reply.callNotFound();
     if (!result.ok) return renderPassword(request, reply, result.errors);
     return redirectWith(reply, '/users/password/', result.message.level, result.message.text);
+  });
+
+  // The user's own document (RIPS: the attending professional of a service).
+  app.post('/password/documento/', async (request, reply) => {
+    const form = parseForm(request.body, userDocumentSchema);
+    if (!form.ok) return renderPassword(request, reply, form.errors, { tipo_documento: form.values.tipo_documento ?? '', documento: form.values.documento ?? '' });
+    const message = await setUserDocument(actionContext(request), { userId: request.user!.id, ...form.data });
+    if (!message) return reply.callNotFound();
+    return redirectWith(reply, '/users/password/', message.level, message.text);
   });
 
   app.post('/sessions/end-others/', async (request, reply) => {

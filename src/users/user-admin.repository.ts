@@ -11,6 +11,9 @@ export interface UserListRow {
   is_active: number;
   created_at: string;
   last_login_at: string | null;
+  /** the user's own document (RIPS: the attending professional), when read with the whole row */
+  tipo_documento?: string;
+  documento?: string;
 }
 
 /** Every user, by name (the team is small; the page shows them all). */
@@ -52,4 +55,9 @@ export async function setUserActive(trx: Executor, userId: number, active: boole
  */
 export async function resetPassword(trx: Executor, userId: number, passwordHash: string, keepIdHash?: string): Promise<void> {
   await replacePassword(trx, userId, passwordHash, keepIdHash);
+}
+
+/** Sets a user's own document (tipo and canonical number; '' for none). */
+export async function updateUserDocument(trx: Executor, userId: number, tipoDocumento: string, documento: string): Promise<void> {
+  await trx.updateTable('users').set({ tipo_documento: tipoDocumento, documento }).where('id', '=', userId).execute();
 }

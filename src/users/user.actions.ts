@@ -9,7 +9,7 @@ import { conflict, isDomainError } from '../shared/domain-error.js';
 import type { FieldErrors } from '../web/fields.js';
 import { dummyHash, hashPassword, verifyPassword } from './password.js';
 import { deleteSessionsOfUser } from './session.repository.js';
-import { resetPassword, setUserActive, type UserListRow } from './user-admin.repository.js';
+import { resetPassword, setUserActive, updateUserDocument, type UserListRow } from './user-admin.repository.js';
 import {
   claimLogin,
   countUsers,
@@ -36,6 +36,8 @@ export const USER_MSG = {
   passwordChanged: 'Contraseña cambiada. Las demás sesiones abiertas se cerraron.',
   otherSessionsEnded: 'Se cerraron las demás sesiones.',
   wrongOldPassword: 'La contraseña actual no es correcta.',
+  documentSaved: (u: string) => `Se guardó el documento de ${u}.`,
+  documentUnchanged: 'El documento no cambió.',
   locked: 'Demasiados intentos fallidos para este usuario. Por seguridad, el acceso queda bloqueado durante 15 minutos.',
 } as const;
 
@@ -261,4 +263,34 @@ export async function recordLogout(ctx: ActionContext): Promise<void> {
   await inTransaction(ctx.db, (trx) =>
     recordAudit(trx, { at: ctx.clock.now(), actor, action: 'logout', entityType: 'user', entityId: actor.id, requestId: ctx.requestId }),
   );
+}
+
+/**
+ * Sets a user's own document (the user on their account page, or an administrator on the user's page), with its
+ * `user.document` entry. Null for an unknown user. Whether the actor may change it is the route's guard.
+ */
+export async function setUserDocument(
+  ctx: ActionContext,
+  input: { userId: number; tipo_documento: string; documento: string },
+): Promise<Message | null> {
+  const me = actorOf(ctx);
+  const user = await findUserById(ctx.db, input.userId);
+  if (!user) return null;
+  if (user.tipo_documento === input.tipo_documento && user.documento === input.documento) return { level: 'info', text: USER_MSG.documentUnchanged };
+  await inTransaction(ctx.db, async (trx) => {
+    await updateUserDocument(trx, user.id, input.tipo_documento, input.documento);
+    await recordAudit(trx, {
+      at: ctx.clock.now(),
+      actor: me,
+      action: 'user.document',
+      entityType: 'user',
+      entityId: user.id,
+      changes: {
+        ...(user.tipo_documento !== input.tipo_documento ? { tipo_documento: [user.tipo_documento || null, input.tipo_documento] } : {}),
+        ...(user.documento !== input.documento ? { documento: [user.documento || null, input.documento] } : {}),
+      },
+      requestId: ctx.requestId,
+    });
+  });
+  return { level: 'success', text: USER_MSG.documentSaved(user.username) };
 }

@@ -4,6 +4,8 @@
 import { z } from 'zod';
 import { acrossFields, fail, withContext } from '../web/form.js';
 import { charCount } from '../shared/text.js';
+import { choiceField, documentoField } from '../patients/patient.field-parsers.js';
+import { documentoProblem, TIPOS_DOCUMENTO, type TipoDocumento } from '../patients/patient.rules.js';
 import { PASSWORD_MAX, PASSWORD_MISMATCH, USERNAME_MAX, validatePassword, validateUsername } from './user.rules.js';
 
 /** The one answer to a login that cannot succeed, whatever was wrong (nothing tells which part). */
@@ -70,3 +72,17 @@ const changePassword = withContext((username: () => string) =>
 );
 
 export const changePasswordSchema = (username: string) => changePassword(username);
+
+/**
+ * A user's own document (issue 27): RIPS names the attending professional of each service by it. The same rules as
+ * a patient's documento (its canonical form, digits for CC/TI/RC).
+ */
+export const userDocumentSchema = z
+  .object({ tipo_documento: choiceField(TIPOS_DOCUMENTO), documento: documentoField })
+  .check(
+    acrossFields<{ tipo_documento: string; documento: string }>((valid, failOn) => {
+      if (valid.tipo_documento === undefined || valid.documento === undefined) return;
+      const problem = documentoProblem(valid.tipo_documento as TipoDocumento, valid.documento);
+      if (problem !== null) failOn('documento', problem);
+    }),
+  );

@@ -12,6 +12,9 @@ export interface UsersTable {
   last_login_at: string | null;
   /** Bumped by every password change, reset and deactivation: the sessions of older generations end (migration 0150). */
   password_generation: Generated<number>;
+  /** The user's own document, as the attending professional of a RIPS service ('' until given; migration 0200). */
+  tipo_documento: Generated<string>;
+  documento: Generated<string>;
 }
 
 export interface SessionsTable {

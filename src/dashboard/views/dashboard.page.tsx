@@ -200,6 +200,9 @@ export function CapitaReportForm({ form, mes }: { form: CapitaForm; mes: string 
         <a href="/dashboard/novedades/">Informe de novedades del mes por entidad de salud</a>: los pacientes de la cápita y los
         ciclos abiertos, suspendidos, reactivados y terminados, y los cambios de entidad.
       </p>
+      <p>
+        <a href="/dashboard/rips/">RIPS del mes por entidad (JSON para la factura)</a>
+      </p>
     </section>
   );
 }

@@ -24,6 +24,8 @@ import * as passwordGeneration from './20261126_0150_password_generation.js';
 import * as loginThrottle from './20261126_0151_login_throttle.js';
 import * as dateRulesOnEveryWrite from './20261126_0160_date_rules_on_every_write.js';
 import * as trailPatientTriggerOwnedBySync from './20261126_0170_trail_patient_trigger_owned_by_sync.js';
+import * as ripsRecords from './20261127_0200_rips_records.js';
+import * as ripsSettings from './20261127_0210_rips_settings.js';
 import * as agenda from './20261127_0250_agenda.js';
 import * as contactConsent from './20261127_0260_contact_consent.js';
 import * as importSkippedRows from './20261127_0320_import_skipped_rows.js';
@@ -56,6 +58,8 @@ export const migrations: Record<string, Migration> = {
   '20261126_0151_login_throttle': loginThrottle,
   '20261126_0160_date_rules_on_every_write': dateRulesOnEveryWrite,
   '20261126_0170_trail_patient_trigger_owned_by_sync': trailPatientTriggerOwnedBySync,
+  '20261127_0200_rips_records': ripsRecords,
+  '20261127_0210_rips_settings': ripsSettings,
   '20261127_0250_agenda': agenda,
   '20261127_0260_contact_consent': contactConsent,
   '20261127_0320_import_skipped_rows': importSkippedRows,

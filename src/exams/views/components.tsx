@@ -240,7 +240,7 @@ export function RecordTimeline({
           >
             <header class="exam-record-head">
               <span class={`badge kind kind-${r.kind}`}>{labelOf(EXAM_KINDS, r.kind)}</span>{' '}
-              <time datetime={r.fecha}>{formatDateEs(r.fecha)}</time>
+              <time datetime={r.hora ? `${r.fecha}T${r.hora}` : r.fecha}>{formatDateEs(r.fecha)}{r.hora ? ` ${r.hora}` : ''}</time>
               {r.anulado_at && (
                 <>
                   {' '}

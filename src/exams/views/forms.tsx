@@ -72,6 +72,7 @@ export function ExamForms({ patientId, today, posted }: { patientId: number; tod
       <div class="grid-2">
         <ExamForm patientId={patientId} kind="MONITOREO" title="Monitoreo" errors={m.errors}>
           <TextField {...m} name="fecha" label={L('fecha')} type="date" required />
+          <TextField {...m} name="hora" label={L('hora')} inputMode="numeric" hint="HH:MM, 24 horas (para el RIPS)" />
           <SelectField {...m} name="tipo" label={L('tipo')} choices={TIPOS_MONITOREO} required />
           <div class="fields">
             <TextField {...m} {...decimal} name="iah" label={L('iah')} hint={H('iah')} />
@@ -85,6 +86,7 @@ export function ExamForms({ patientId, today, posted }: { patientId: number; tod
         </ExamForm>
         <ExamForm patientId={patientId} kind="PSICOLOGIA" title="Psicología" errors={p.errors}>
           <TextField {...p} name="fecha" label={L('fecha')} type="date" required />
+          <TextField {...p} name="hora" label={L('hora')} inputMode="numeric" hint="HH:MM, 24 horas (para el RIPS)" />
           <SelectField {...p} name="tipo_sesion" label={L('tipo_sesion')} choices={TIPOS_SESION} required />
           <div class="fields">
             <TextField {...p} {...whole} name="numero_sesion" label={L('numero_sesion')} hint={H('numero_sesion')} />
@@ -95,6 +97,7 @@ export function ExamForms({ patientId, today, posted }: { patientId: number; tod
         </ExamForm>
         <ExamForm patientId={patientId} kind="OTRO" title="Otro examen" errors={o.errors}>
           <TextField {...o} name="fecha" label={L('fecha')} type="date" required />
+          <TextField {...o} name="hora" label={L('hora')} inputMode="numeric" hint="HH:MM, 24 horas (para el RIPS)" />
           <TextField {...o} name="nombre_examen" label={L('nombre_examen')} required maxLength={EXAM_FIELDS.nombre_examen.max} />
           <TextAreaField {...o} name="resultado" label={L('resultado')} maxLength={EXAM_FIELDS.resultado.max} />
           <TextAreaField {...o} name="observaciones" label={L('observaciones')} maxLength={EXAM_FIELDS.observaciones.max} />

@@ -10,6 +10,7 @@ import {
   GENEROS,
   labelOf,
   PROGRAMAS,
+  TIPOS_USUARIO,
   TIPOS_DOCUMENTO,
   ZONAS,
 } from '../patient.rules.js';
@@ -75,6 +76,7 @@ export function PatientRecord({ detail, values, errors }: { detail: PatientDetai
     ['Diagnóstico clínico', `${p.diagnostico_clinico} · ${labelOf(DIAGNOSTICOS, p.diagnostico_clinico)}`],
     ['Programa', labelOf(PROGRAMAS, p.programa)],
     ['Entidad de salud', labelOf(ENTIDADES_SALUD, p.entidad_salud)],
+    ['Tipo de usuario (RIPS)', p.tipo_usuario === '' ? 'Sin registrar (necesario para el RIPS)' : labelOf(TIPOS_USUARIO, p.tipo_usuario)],
     ['Valor cápita', formatCop(p.valor_capita)],
   ];
   return (

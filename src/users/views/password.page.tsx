@@ -2,6 +2,7 @@ import { formatDateTimeEs } from '../../shared/dates.js';
 import { FormError, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
 import { CsrfField, Layout } from '../../web/layout.js';
 import type { PageContext } from '../../web/render.js';
+import { UserDocumentForm } from './users.page.js';
 
 export interface OpenSession {
   current: boolean;
@@ -16,11 +17,14 @@ export function PasswordPage({
   errors,
   sessions,
   timeZone,
+  documentValues,
 }: {
   ctx: PageContext;
   errors: FieldErrors;
   sessions: OpenSession[];
   timeZone: string;
+  /** the user's document: stored, or as posted after an error */
+  documentValues: FormValues;
 }) {
   const empty: FormValues = {};
   const others = sessions.filter((s) => !s.current).length;
@@ -41,6 +45,7 @@ export function PasswordPage({
             </button>
           </form>
         </section>
+        <UserDocumentForm action="/users/password/documento/" values={documentValues} errors={errors} />
         <section class="card">
           <h2>Sesiones abiertas</h2>
           <div class="table-wrap" tabIndex={0} role="region" aria-label="Sesiones abiertas">

@@ -1,9 +1,10 @@
 import { formatDateTimeEs } from '../../shared/dates.js';
-import { FormError, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { FormError, SelectField, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
 import { CsrfField, Layout } from '../../web/layout.js';
 import type { PageContext } from '../../web/render.js';
 import type { UserListRow } from '../user-admin.repository.js';
 import { PASSWORD_MAX, USERNAME_MAX } from '../user.rules.js';
+import { TIPOS_DOCUMENTO } from '../../patients/patient.rules.js';
 
 const yesNo = (flag: number) => (flag === 1 ? 'Sí' : 'No');
 
@@ -35,6 +36,9 @@ export function UsersPage({
         </a>
         <a class="button" href="/users/export.csv">
           Exportar CSV
+        </a>
+        <a class="button" href="/users/rips/">
+          Configuración del RIPS
         </a>
       </p>
       <section class="card">
@@ -105,13 +109,16 @@ export function UserDetailPage({
   user,
   errors,
   timeZone,
+  documentValues,
 }: {
   ctx: PageContext;
   user: UserListRow;
   errors: FieldErrors;
   timeZone: string;
+  documentValues?: FormValues;
 }) {
   const self = ctx.user?.id === user.id;
+  const docValues = documentValues ?? { tipo_documento: user.tipo_documento ?? '', documento: user.documento ?? '' };
   return (
     <Layout ctx={ctx} title={`Usuario ${user.username}`}>
       <p>
@@ -181,7 +188,29 @@ export function UserDetailPage({
             </button>
           </form>
         </section>
+        <UserDocumentForm action={`/users/${user.id}/documento/`} values={docValues} errors={errors} />
       </div>
     </Layout>
+  );
+}
+
+/**
+ * A user's own document (RIPS names the attending professional of each service by it): on the account page and on
+ * an administrator's page of the user. `values`: the posted ones after an error, else the stored ones.
+ */
+export function UserDocumentForm({ action, values, errors }: { action: string; values: FormValues; errors: FieldErrors }) {
+  return (
+    <section class="card" id="documento">
+      <h2>Documento de identidad</h2>
+      <p class="muted">El RIPS identifica con él al profesional que atiende cada servicio.</p>
+      <form method="post" action={action} novalidate>
+        <CsrfField />
+        <SelectField name="tipo_documento" label="Tipo de documento" choices={TIPOS_DOCUMENTO} values={values} errors={errors} required />
+        <TextField name="documento" label="Número de documento" values={values} errors={errors} required maxLength={20} />
+        <button type="submit" class="button primary">
+          Guardar documento
+        </button>
+      </form>
+    </section>
   );
 }

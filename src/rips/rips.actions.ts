@@ -1,0 +1,293 @@
+// RIPS use cases: the administrator's settings, insurers and catalogue editions (each audited), the month's review
+// (every patient, service and problem), and the file's generation, streamed and audited with its sha256 digest.
+
+import { createHash } from 'node:crypto';
+import { recordAudit } from '../audit/audit.repository.js';
+import { municipioCodigo } from '../patients/divipola.js';
+import type { ActionContext, Actor } from '../platform/writes/action-context.js';
+import { inTransaction } from '../platform/writes/transaction.js';
+import type { Executor } from '../db/database.js';
+import type { FieldErrors } from '../web/fields.js';
+import {
+  findCatalogueRow,
+  findRipsSettings,
+  insertCatalogueRow,
+  listRipsCatalogue,
+  ripsPatientsPage,
+  ripsServicesOf,
+  updateRipsEntidad,
+  updateRipsSettings,
+  type RipsPatientRow,
+  type RipsPeriodQuery,
+  type RipsServiceRow,
+} from './rips.repository.js';
+import {
+  buildUsuario,
+  catalogueEntryOn,
+  DEFAULT_HORA,
+  patientProblems,
+  ripsOpening,
+  RIPS_VERSION,
+  servicioOf,
+  serviceProblems,
+  settingsProblems,
+  type CatalogueEntry,
+  type Operacion,
+  type RipsPatient,
+  type RipsProblem,
+  type RipsSettings,
+} from './rips.rules.js';
+import { ripsUsuarioValidator, schemaComplaints } from './rips.schema-check.js';
+import type { CatalogueEditionInput, RipsEntidadInput, RipsSettingsInput } from './rips.schema.js';
+
+export type Message = { level: 'success' | 'info' | 'error'; text: string };
+
+function actorOf(ctx: ActionContext): Actor {
+  if (!ctx.actor) throw new Error('this action is taken by a logged-in user');
+  return ctx.actor;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Settings (administrators; the routes guard them).
+
+/** Saves the provider's settings with a `rips.settings` entry listing what changed. */
+export async function saveRipsSettings(ctx: ActionContext, input: RipsSettingsInput): Promise<Message> {
+  const me = actorOf(ctx);
+  const now = ctx.clock.now();
+  const changed = await inTransaction(ctx.db, async (trx) => {
+    const before = await findRipsSettings(trx);
+    const changes: Record<string, [unknown, unknown]> = {};
+    for (const [k, v] of Object.entries(input)) if ((before as unknown as Record<string, unknown>)[k] !== v) changes[k] = [(before as unknown as Record<string, unknown>)[k], v];
+    if (Object.keys(changes).length === 0) return false;
+    await updateRipsSettings(trx, input, now.toISOString());
+    await recordAudit(trx, { at: now, actor: me, action: 'rips.settings', entityType: 'rips', entityId: 1, changes, requestId: ctx.requestId });
+    return true;
+  });
+  return changed ? { level: 'success', text: 'Se guardó la configuración del RIPS.' } : { level: 'info', text: 'La configuración no cambió.' };
+}
+
+/** Saves an insurer's name and code for the reports, with a `rips.entidad` entry. */
+export async function saveRipsEntidad(ctx: ActionContext, input: RipsEntidadInput): Promise<Message> {
+  const me = actorOf(ctx);
+  const now = ctx.clock.now();
+  await inTransaction(ctx.db, async (trx) => {
+    await updateRipsEntidad(trx, input);
+    await recordAudit(trx, {
+      at: now,
+      actor: me,
+      action: 'rips.entidad',
+      entityType: 'rips',
+      changes: { entidad_salud: input.entidad_salud, nombre: [null, input.nombre], codigo: [null, input.codigo] },
+      requestId: ctx.requestId,
+    });
+  });
+  return { level: 'success', text: `Se guardaron los datos de ${input.entidad_salud}.` };
+}
+
+/**
+ * Adds an edition of a service's codes from a date on (decision 0092): the rows before it keep answering for the
+ * services given before that date. One edition per service and date: a second one is refused beside the date.
+ */
+export async function addCatalogueEdition(ctx: ActionContext, input: CatalogueEditionInput): Promise<{ ok: true; message: Message } | { ok: false; errors: FieldErrors }> {
+  const me = actorOf(ctx);
+  const now = ctx.clock.now();
+  const taken: FieldErrors = { vigente_desde: 'Ese servicio ya tiene una vigencia que empieza en esa fecha: elija otra fecha.' };
+  if (await findCatalogueRow(ctx.db, input.servicio, input.vigente_desde)) return { ok: false, errors: taken };
+  try {
+    await inTransaction(ctx.db, async (trx) => {
+      const id = await insertCatalogueRow(trx, { ...input, created_at: now.toISOString(), created_by: me.id });
+      await recordAudit(trx, {
+        at: now,
+        actor: me,
+        action: 'rips.catalogue',
+        entityType: 'rips',
+        entityId: id,
+        changes: Object.fromEntries(Object.entries(input).map(([k, v]) => [k, [null, v]])),
+        requestId: ctx.requestId,
+      });
+    });
+  } catch (err) {
+    // Another administrator added the same edition meanwhile (the unique key holds it).
+    if (await findCatalogueRow(ctx.db, input.servicio, input.vigente_desde)) return { ok: false, errors: taken };
+    throw err;
+  }
+  return { ok: true, message: { level: 'success', text: `Se agregó la vigencia desde ${input.vigente_desde} de ${input.servicio}.` } };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The month: its patients, services and problems, in keyset pages.
+
+/** Patients per page of the month's reading. */
+export const RIPS_PAGE_SIZE = 500;
+
+export interface RipsMonthInput {
+  entidad: string;
+  period: { start: string; end: string };
+}
+
+/** One patient of the month with its services (each with its catalogue row, if any) and its problems. */
+export interface RipsPatientOfMonth {
+  row: RipsPatientRow;
+  patient: RipsPatient;
+  services: { svc: RipsServiceRow; entry: CatalogueEntry | null }[];
+  problems: RipsProblem[];
+}
+
+function ripsPatientOf(row: RipsPatientRow): RipsPatient {
+  return { ...row, cod_municipio: municipioCodigo(row.departamento, row.ciudad) };
+}
+
+async function loadContext(db: Executor): Promise<{ settings: RipsSettings; catalogue: CatalogueEntry[] }> {
+  const [settings, catalogue] = await Promise.all([findRipsSettings(db), listRipsCatalogue(db)]);
+  return { settings, catalogue };
+}
+
+/** The month's patients in id order, a page at a time, each with its services and problems. */
+async function* patientsOfMonth(
+  db: Executor,
+  input: RipsMonthInput,
+  ctx: { settings: RipsSettings; catalogue: CatalogueEntry[] },
+  withSchema = true,
+): AsyncGenerator<RipsPatientOfMonth> {
+  const q: RipsPeriodQuery = { entidad: input.entidad, ...input.period };
+  const validate = await ripsUsuarioValidator();
+  // With the provider's settings incomplete every usuario would fail the schema for the same reason, said once above.
+  const settingsOk = withSchema && settingsProblems(ctx.settings).length === 0;
+  let after = 0;
+  for (;;) {
+    const rows = await ripsPatientsPage(db, q, after, RIPS_PAGE_SIZE);
+    if (rows.length === 0) return;
+    const services = await ripsServicesOf(
+      db,
+      rows.map((r) => r.id),
+      q,
+      DEFAULT_HORA,
+    );
+    let i = 0;
+    for (const row of rows) {
+      const patient = ripsPatientOf(row);
+      const mine: RipsPatientOfMonth['services'] = [];
+      const problems = patientProblems(patient);
+      while (i < services.length && services[i]!.paciente_id < row.id) i++;
+      while (i < services.length && services[i]!.paciente_id === row.id) {
+        const svc = services[i++]!;
+        const entry = catalogueEntryOn(ctx.catalogue, servicioOf(svc), svc.fecha);
+        mine.push({ svc, entry });
+        problems.push(...serviceProblems(svc, patient, entry, input.period, ctx.settings));
+      }
+      // What the rules let through is checked against the JSON Schema too (decision 0093).
+      if (settingsOk && problems.length === 0) {
+        const usuario = buildUsuario(patient, mine as { svc: RipsServiceRow; entry: CatalogueEntry }[], 1, ctx.settings);
+        for (const complaint of schemaComplaints(validate, usuario)) {
+          problems.push({ kind: 'schema', message: `Paciente ${row.tipo_documento} ${row.documento}: el esquema del RIPS lo rechaza (${complaint}).`, href: `/patients/${row.id}/`, pacienteId: row.id });
+        }
+      }
+      yield { row, patient, services: mine, problems };
+    }
+    if (rows.length < RIPS_PAGE_SIZE) return;
+    after = rows[rows.length - 1]!.id;
+  }
+}
+
+/** What the RIPS page shows: the first patients (all of a clinic's month, up to `shownLimit`), counts, every problem. */
+export interface RipsReview {
+  settings: RipsSettings;
+  patients: RipsPatientOfMonth[];
+  patientCount: number;
+  serviceCount: number;
+  problems: RipsProblem[];
+  /** more patients than shown */
+  truncated: boolean;
+}
+
+/** Reads the month for the page (nothing written). Problems are all kept; the patients shown up to `shownLimit`. */
+export async function reviewRipsMonth(db: Executor, input: RipsMonthInput, shownLimit = 2000): Promise<RipsReview> {
+  const context = await loadContext(db);
+  const problems: RipsProblem[] = settingsProblems(context.settings);
+  const patients: RipsPatientOfMonth[] = [];
+  let patientCount = 0;
+  let serviceCount = 0;
+  for await (const p of patientsOfMonth(db, input, context)) {
+    patientCount++;
+    serviceCount += p.services.length;
+    problems.push(...p.problems);
+    if (patients.length < shownLimit) patients.push(p);
+  }
+  return { settings: context.settings, patients, patientCount, serviceCount, problems, truncated: patientCount > patients.length };
+}
+
+/** A RIPS file being sent: its name and its text in chunks, read from the database as it is sent. */
+export interface RipsDownload {
+  fileName: string;
+  chunks: AsyncIterable<string>;
+}
+
+export interface GenerateRipsInput extends RipsMonthInput {
+  mes: string;
+  operacion: Operacion;
+  factura: string | null;
+}
+
+/**
+ * The file (decision 0093): a first pass counts the problems (a file with any is refused: `{ ok: false }`), then the
+ * file is streamed patient by patient from keyset pages, its sha256 computed as it goes, and its `rips.generate`
+ * entry written once the last byte is out, with the digest, the counts and the query.
+ */
+export async function generateRips(ctx: ActionContext, input: GenerateRipsInput): Promise<{ ok: true; download: RipsDownload } | { ok: false; problems: number }> {
+  const { db } = ctx;
+  const me = actorOf(ctx);
+  const context = await loadContext(db);
+  let problems = settingsProblems(context.settings).length;
+  let any = false;
+  for await (const p of patientsOfMonth(db, input, context)) {
+    problems += p.problems.length;
+    any = true;
+  }
+  if (problems > 0 || !any) return { ok: false, problems };
+  const at = ctx.clock.now();
+  const fileName = `RIPS_${context.settings.nit}_${input.factura ?? 'RS'}_${input.mes}.json`;
+  async function* chunks(): AsyncGenerator<string> {
+    const hash = createHash('sha256');
+    const out = (s: string) => {
+      hash.update(s, 'utf8');
+      return s;
+    };
+    let usuarios = 0;
+    let servicios = 0;
+    yield out(ripsOpening(context.settings, input.operacion, input.factura));
+    let batch = '';
+    // The schema was checked on the first pass; the rules run again (a record may change between the passes).
+    for await (const p of patientsOfMonth(db, input, context, false)) {
+      // The first pass found no problem; a record changed since then is refused here rather than written wrong.
+      if (p.problems.length > 0 || p.services.some((s) => s.entry === null)) throw new Error('RIPS: a record changed during the generation; generate the file again');
+      usuarios++;
+      servicios += p.services.length;
+      const usuario = buildUsuario(p.patient, p.services as { svc: RipsServiceRow; entry: CatalogueEntry }[], usuarios, context.settings);
+      batch += (usuarios > 1 ? ',' : '') + JSON.stringify(usuario);
+      if (batch.length >= 64 * 1024) {
+        yield out(batch);
+        batch = '';
+      }
+    }
+    yield out(`${batch}]}`);
+    const sha256 = hash.digest('hex');
+    await inTransaction(db, (trx) =>
+      recordAudit(trx, {
+        at,
+        actor: me,
+        action: 'rips.generate',
+        entityType: 'rips',
+        changes: {
+          version: RIPS_VERSION,
+          archivo: fileName,
+          filtros: { mes: input.mes, entidad_salud: input.entidad, operacion: input.operacion, factura: input.factura },
+          usuarios,
+          servicios,
+          sha256,
+        },
+        requestId: ctx.requestId ?? null,
+      }),
+    );
+  }
+  return { ok: true, download: { fileName, chunks: chunks() } };
+}
