@@ -20,6 +20,21 @@ export interface AppDeps {
   readonly clock: Clock;
 }
 
+/** A form posted after its session ended, brought back filled on its page once its user logged in again. */
+export interface RestoredForm {
+  /** the path it was posted to: the page's form with this action is filled */
+  action: string;
+  fields: [string, string][];
+}
+
+/** Whose session a request came with when that session had just ended (a form it posts is kept for them). */
+export interface ExpiredSession {
+  idHash: string;
+  userId: number;
+  /** a plain form posted to a known route: the guard lets it reach its body, which is kept (never handled) */
+  keepsForm: boolean;
+}
+
 export type MessageLevel = 'success' | 'error' | 'info' | 'warning';
 export interface Message {
   level: MessageLevel;
@@ -42,6 +57,10 @@ declare module 'fastify' {
     /** The logged-in user, or null. */
     user: SessionUser | null;
     sessionIdHash: string | null;
+    /** Set when the request came with a session that had just ended (users/session.plugin.ts). */
+    expiredSession: ExpiredSession | null;
+    /** The form to fill on this page, kept when it was posted after its session ended (decision 0110). */
+    restoredForm: RestoredForm | null;
   }
   interface FastifyReply {
     /** Queues a one-time message for the next page this session sees. */
