@@ -55,7 +55,9 @@
     };
     var watch = function () {
       schedule(lastContact + idleMs - warnBefore - Date.now(), function () {
-        if (lastActivity >= lastContact) renew();
+        // A timer that fires late (a computer that slept) finds the session already ended.
+        if (Date.now() >= lastContact + idleMs) ended();
+        else if (lastActivity >= lastContact) renew();
         else show();
       });
     };

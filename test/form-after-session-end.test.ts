@@ -161,4 +161,20 @@ describe('a form posted after its session ended', () => {
     assert.deepEqual(restoredFields(page.body), [['fecha_inicio', '2026-11-20']]);
     assert.match(page.body, /data-action="\/patients\/ingreso\/nuevo\/999999\/"/);
   });
+
+  test('a renewal that came too late does not lose the form posted next', async () => {
+    const user = await createUser(ctx.db);
+    const client = new TestClient(ctx.app);
+    await login(client, user.username, user.password);
+    await client.get('/patients/create/');
+    ctx.clock.advanceMinutes(40);
+    const late = await client.post('/users/session/renew/', {});
+    assert.equal(late.status, 302);
+    const posted = await client.post('/patients/create/', patientForm('52998881'), { headers: { referer: 'http://localhost/patients/create/' } });
+    assert.equal(posted.location, '/users/login/?next=/patients/create/');
+    await client.follow(posted);
+    const back = await client.post('/users/login/', { username: user.username, password: user.password });
+    assert.equal(back.location, '/patients/create/');
+    assert.ok(restoredFields((await client.follow(back)).body)?.some(([k, v]) => k === 'documento' && v === '52998881'));
+  });
 });

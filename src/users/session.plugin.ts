@@ -39,10 +39,16 @@ export const sessionPlugin = fp(async (app: FastifyInstance) => {
     const now = clock.now();
     const state = sessionState(session, now, config.sessionIdleMinutes, config.sessionAbsoluteHours);
     if (state !== 'valid') {
+      const path = request.url.split('?')[0] ?? '/';
+      // The idle warning's renewal comes too late: the session stays as it is, so that the form the page may still
+      // post is kept for its user (below); the guard answers the renewal with the login.
+      if (path === RENEW_PATH) {
+        request.expiredSession = { idHash, userId: session.user.id, keepsForm: false };
+        return;
+      }
       await inTransaction(db, (trx) => deleteSession(trx, idHash));
       clearSessionCookie(reply);
       // A form it posts is kept for this user once its body is read (below); the guard sends the rest to the login.
-      const path = request.url.split('?')[0] ?? '/';
       const keeps = keepsForm(request.method, request.headers['content-type'], request.routeOptions.url, path);
       request.expiredSession = { idHash, userId: session.user.id, keepsForm: keeps };
       if (!keeps) reply.flash('info', SESSION_ENDED_TEXT);
@@ -80,6 +86,9 @@ export const sessionPlugin = fp(async (app: FastifyInstance) => {
     return reply.redirect(`/users/login/?next=${encodeURIComponent(page).replace(/%2F/g, '/')}`, 302);
   });
 });
+
+/** Where «Seguir trabajando» posts (users/auth.routes.tsx). */
+export const RENEW_PATH = '/users/session/renew/';
 
 export const SESSION_ENDED_TEXT = 'Su sesión terminó por inactividad o por tiempo. Inicie sesión de nuevo.';
 export const FORM_KEPT_TEXT =
