@@ -26,7 +26,7 @@ export const patientListPage = declarePage<{ filters: ListQuery; today: string }
  * The patient's record: data, current Ingreso and the edit form, with the stored values (kept after a GET) or
  * with a posted form's values and errors (rendered for that answer only).
  */
-export const patientRecordPage = declarePage<{ patientId: number; today: string; form: { values: FormValues; errors: FieldErrors } | null }>({
+export const patientRecordPage = declarePage<{ patientId: number; today: string; form: { values: FormValues; errors: FieldErrors; documentoHolder?: { id: number; name: string } | null } | null }>({
   name: 'patients.record',
   patient: ({ patientId }) => patientId,
   tables: ['patients', 'ingresos'],
@@ -44,6 +44,6 @@ export const patientRecordPage = declarePage<{ patientId: number; today: string;
       mesCapita: ingreso ? mesCapita(ingreso.fecha_inicio, today) : null,
     };
     const values = form?.values ?? patientFormValues(patient, ingreso?.fecha_inicio ?? null);
-    return { node: <PatientRecord detail={detail} values={values} errors={form?.errors ?? {}} />, title: patientTitle(patient), meta: null };
+    return { node: <PatientRecord detail={detail} values={values} errors={form?.errors ?? {}} documentoHolder={form?.documentoHolder ?? null} />, title: patientTitle(patient), meta: null };
   },
 });

@@ -98,7 +98,10 @@ export function PatientListContent({ filters, result }: { filters: ListQuery; re
                   <td data-label="Mes" data-mes-capita={r.mes_capita === null ? undefined : String(r.mes_capita)}>{r.mes_capita ?? '—'}</td>
                   <td data-label="Inicio">{r.fecha_inicio ? formatDateEs(r.fecha_inicio) : '—'}</td>
                   <td data-label="Acciones" class="row-actions">
-                    <a href={`/patients/${r.id}/`}>Ficha</a> · <a href={`/exams/${r.id}/`}>Vista clínica</a>
+                    {/* One element: on a phone the cell is a grid of its label and its content (a bare «·» took a line). */}
+                    <span class="links-inline">
+                      <a href={`/patients/${r.id}/`}>Ficha</a> · <a href={`/exams/${r.id}/`}>Vista clínica</a>
+                    </span>
                   </td>
                 </tr>
               ))}
