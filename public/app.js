@@ -166,7 +166,8 @@
   }
 
   // A form posted after its session ended comes back filled on its page once its user logged in again (decision
-  // 0110): the server kept what was typed and placed it in #restored-form; nothing was saved.
+  // 0110): the server kept what was typed and placed it in #restored-form; nothing was saved. A form refused through
+  // a redirect (a new cycle's date) comes back the same way, with its errors beside its fields.
   var restored = document.getElementById('restored-form');
   if (restored) {
     var fields = [];
@@ -214,6 +215,26 @@
         if (!first && el.value) first = el;
       });
       if (dep && target.contains(dep) && dep.dispatchEvent) dep.dispatchEvent(new Event('change'));
+      var errors = {};
+      try {
+        errors = JSON.parse(restored.getAttribute('data-errors') || '{}');
+      } catch (e) {
+        errors = {};
+      }
+      Object.keys(errors).forEach(function (name, i) {
+        var field = target.elements[name];
+        if (!field || !field.parentNode) return;
+        var note = document.createElement('p');
+        note.className = 'field-error';
+        note.id = 'error_back_' + name + '_' + i;
+        note.textContent = errors[name];
+        field.parentNode.insertBefore(note, field.nextSibling);
+        field.setAttribute('aria-invalid', 'true');
+        var described = field.getAttribute('aria-describedby');
+        field.setAttribute('aria-describedby', described ? described + ' ' + note.id : note.id);
+        if (field.parentNode.classList) field.parentNode.classList.add('field-invalid');
+        if (i === 0) first = field;
+      });
       if (first) {
         first.focus();
         if (first.scrollIntoView) first.scrollIntoView({ block: 'center' });

@@ -25,6 +25,8 @@ export interface RestoredForm {
   /** the path it was posted to: the page's form with this action is filled */
   action: string;
   fields: [string, string][];
+  /** messages to show beside fields of that form, by field name (a refused form sent back by a redirect) */
+  errors?: Record<string, string>;
 }
 
 /** Whose session a request came with when that session had just ended (a form it posts is kept for them). */
@@ -65,6 +67,13 @@ declare module 'fastify' {
   interface FastifyReply {
     /** Queues a one-time message for the next page this session sees. */
     flash(level: MessageLevel, text: string): void;
+    /**
+     * Sends a refused form, its values and its errors, to the next page this browser sees (after a redirect that the
+     * contract requires): the page's form posted to `action` is filled and its fields marked (web/messages.ts).
+     */
+    flashForm(form: RestoredForm): void;
+    /** The form sent back by flashForm to this page, if any; consumes it. */
+    takeFlashForm(): RestoredForm | null;
     /** Messages to show on the page being rendered now (queued ones included); consumes them. */
     takeMessages(): Message[];
     /** The CSRF token for the forms of the page being rendered (one per CSRF secret, reused). */

@@ -54,14 +54,13 @@ function FieldShell({
       {error && (
         <p class="field-error" id={`error_${idPrefix}${name}`}>
           {error}
-          {errorLink && (
-            <>
-              {' '}
-              <a href={errorLink.href} data-error-link>
-                {errorLink.text}
-              </a>
-            </>
-          )}
+        </p>
+      )}
+      {error && errorLink && (
+        <p class="field-error-link">
+          <a href={errorLink.href} data-error-link>
+            {errorLink.text}
+          </a>
         </p>
       )}
     </div>

@@ -20,7 +20,13 @@ export function Messages({ ctx }: { ctx: PageContext }) {
     <div class="messages">
       {ctx.restoredForm && (
         // What app.js puts back in the form posted to this action (attributes are escaped; no inline script).
-        <div id="restored-form" hidden data-action={ctx.restoredForm.action} data-fields={JSON.stringify(ctx.restoredForm.fields)} />
+        <div
+          id="restored-form"
+          hidden
+          data-action={ctx.restoredForm.action}
+          data-fields={JSON.stringify(ctx.restoredForm.fields)}
+          data-errors={ctx.restoredForm.errors && Object.keys(ctx.restoredForm.errors).length > 0 ? JSON.stringify(ctx.restoredForm.errors) : undefined}
+        />
       )}
       {ctx.messages.map((m) => (
         <div

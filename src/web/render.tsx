@@ -22,7 +22,7 @@ export function pageContext(request: FastifyRequest, reply: FastifyReply): PageC
     path: request.url.split('?')[0] ?? '/',
     idleMinutes: request.server.deps.config.sessionIdleMinutes,
     requestId: String(request.id),
-    restoredForm: request.restoredForm,
+    restoredForm: request.restoredForm ?? reply.takeFlashForm(),
   };
 }
 
