@@ -18,7 +18,11 @@ export const patientListPage = declarePage<{ filters: ListQuery; today: string }
   maxBytes: LIST_PAGE_BYTES,
   async render(db, { filters, today }) {
     const result = await searchPatients(db, { query: filters.query, mesFiltro: filters.mesFiltro, onlyActive: true, page: filters.page, today });
-    return { node: <PatientListContent filters={filters} result={result} />, title: 'Pacientes', meta: null };
+    // Nobody active matches: are there people without an ACTIVO cycle who do (suspended, finished)? The follow
+    // page shows them (issue 29, point 8).
+    const elsewhere =
+      result.total === 0 && filters.query !== '' ? (await searchPatients(db, { query: filters.query, onlyActive: false, page: 1, today })).total : 0;
+    return { node: <PatientListContent filters={filters} result={result} notActive={elsewhere} />, title: 'Pacientes', meta: null };
   },
 });
 

@@ -5,8 +5,18 @@ import { actionLabel, entityLabel } from '../audit.labels.js';
 import type { AuditListRow } from '../audit.repository.js';
 
 /** The fields before → after (or the details) of one entry, as staff typed and read them. */
-export function AuditChanges({ entityType, changes, timeZone }: { entityType: string | null; changes: string | null; timeZone: string }) {
-  const parsed = readableChanges(entityType, changes, timeZone);
+export function AuditChanges({
+  entityType,
+  changes,
+  timeZone,
+  actor = null,
+}: {
+  entityType: string | null;
+  changes: string | null;
+  timeZone: string;
+  actor?: { id: number | null; username: string | null } | null;
+}) {
+  const parsed = readableChanges(entityType, changes, timeZone, undefined, actor);
   if (parsed.fields.length === 0 && parsed.details.length === 0) return <span class="muted">—</span>;
   return (
     <ul class="audit-changes">
@@ -69,7 +79,7 @@ export function AuditCells({ entry, timeZone, time }: { entry: Omit<AuditListRow
         )}
       </td>
       <td data-label="Cambios">
-        <AuditChanges entityType={entry.entity_type} changes={entry.changes} timeZone={timeZone} />
+        <AuditChanges entityType={entry.entity_type} changes={entry.changes} timeZone={timeZone} actor={{ id: entry.user_id, username: entry.username }} />
       </td>
     </>
   );
