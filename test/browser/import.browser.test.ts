@@ -37,7 +37,7 @@ test('a person imports the clinic spreadsheet: a bad file first, then the previe
 
   await page.getByRole('button', { name: 'Confirmar la importación' }).click();
   await page.waitForURL('**/patients/');
-  assert.match((await page.locator('[data-message-level="success"]').textContent()) ?? '', /1 pacientes creados, 1 filas omitidas/);
+  assert.match((await page.locator('[data-message-level="success"]').textContent()) ?? '', /1 paciente creado, 1 fila omitida/);
   await page.getByRole('searchbox').fill('navegador');
   await page.getByRole('searchbox').press('Enter');
   await page.getByRole('link', { name: /Gloria/ }).waitFor();
