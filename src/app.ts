@@ -54,7 +54,9 @@ function csrfTokenOf(request: FastifyRequest): string | undefined {
 function csrfUserInfo(request: FastifyRequest): string {
   // A form posted just after its session ended carries a token of that session: it is checked against it before
   // the form is kept for its user (decision 0110).
-  return request.sessionIdHash ?? request.expiredSession?.idHash ?? 'anonymous';
+  // Only for such a form: a page rendered for a request whose session just ended is bound to no session.
+  const expired = request.expiredSession;
+  return request.sessionIdHash ?? (expired?.keepsForm ? expired.idHash : 'anonymous');
 }
 
 export interface BuildAppOptions extends AppDeps {
