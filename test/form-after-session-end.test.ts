@@ -177,4 +177,16 @@ describe('a form posted after its session ended', () => {
     assert.equal(back.location, '/patients/create/');
     assert.ok(restoredFields((await client.follow(back)).body)?.some(([k, v]) => k === 'documento' && v === '52998881'));
   });
+
+  test('a page opened after the session ended (the login) binds its form to no session: logging in works', async () => {
+    const user = await createUser(ctx.db);
+    const client = new TestClient(ctx.app);
+    await login(client, user.username, user.password);
+    ctx.clock.advanceMinutes(25);
+    const page = await client.get('/users/login/');
+    assert.equal(page.status, 200);
+    const res = await client.post('/users/login/', { username: user.username, password: user.password });
+    assert.equal(res.status, 302);
+    assert.equal(res.location, '/dashboard/');
+  });
 });
