@@ -137,10 +137,13 @@ export function SelectField(props: BaseProps & { choices: readonly Choice[]; pla
 }
 
 /** The form-wide error, if any, shown above the fields. */
-export function FormError({ errors }: { errors: FieldErrors }) {
+export function FormError({ errors, focus = false }: { errors: FieldErrors; focus?: boolean }) {
   if (!errors._form) return null;
+  // `focus`: it takes the focus when the page opens, as ErrorSummary does (app.js too); unlabelled, so that it never
+  // answers for a field's label.
+  const focusable = focus ? { tabIndex: -1, autofocus: true, 'data-error-summary': true } : {};
   return (
-    <div class="message message-error" role="alert" data-message-level="error">
+    <div class="message message-error" role="alert" data-message-level="error" {...focusable}>
       {errors._form}
     </div>
   );

@@ -1,8 +1,7 @@
-import { ErrorSummary, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { ErrorSummary, FormError, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
 import { CsrfField, Layout } from '../../web/layout.js';
 import type { PageContext } from '../../web/render.js';
 
-const LOGIN_LABELS = { username: 'Usuario', password: 'Contraseña' } as const;
 const SETUP_LABELS = { username: 'Usuario', password: 'Contraseña', password2: 'Repita la contraseña' } as const;
 
 export function LoginPage({ ctx, values, errors, next }: { ctx: PageContext; values: FormValues; errors: FieldErrors; next: string | null }) {
@@ -14,7 +13,7 @@ export function LoginPage({ ctx, values, errors, next }: { ctx: PageContext; val
         <form method="post" action={next ? `/users/login/?next=${encodeURIComponent(next)}` : '/users/login/'} novalidate>
           <CsrfField />
           {/* Takes the focus when the page opens (issue 29, point 8). */}
-          <ErrorSummary errors={errors} labels={LOGIN_LABELS} intro="Revise los datos para entrar:" />
+          <FormError errors={errors} focus />
           <TextField name="username" label="Usuario" values={values} errors={errors} required maxLength={150} autocomplete="username" />
           <TextField name="password" label="Contraseña" type="password" values={{}} errors={errors} required maxLength={128} autocomplete="current-password" />
           <button type="submit" class="button primary">
