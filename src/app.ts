@@ -54,9 +54,13 @@ function csrfTokenOf(request: FastifyRequest): string | undefined {
   return typeof field === 'string' ? field : typeof header === 'string' ? header : undefined;
 }
 
-/** What a CSRF token is bound to: the session's id hash, or 'anonymous' before login (the plugin refuses ''). */
+/** What a CSRF token is bound to: the session's id hash (or the one just ended), or 'anonymous' before login (the plugin refuses ''). */
 function csrfUserInfo(request: FastifyRequest): string {
-  return request.sessionIdHash ?? 'anonymous';
+  // A form posted just after its session ended carries a token of that session: it is checked against it before
+  // the form is kept for its user (decision 0110).
+  // Only for such a form: a page rendered for a request whose session just ended is bound to no session.
+  const expired = request.expiredSession;
+  return request.sessionIdHash ?? (expired?.keepsForm ? expired.idHash : 'anonymous');
 }
 
 export interface BuildAppOptions extends AppDeps {

@@ -6,6 +6,8 @@ import { openDatabase } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
 import { systemClock } from './shared/clock.js';
 import { deleteExpiredSessions } from './users/session.repository.js';
+import { deletePendingFormsBefore } from './users/pending-form.repository.js';
+import { pendingFormNotBefore } from './users/pending-form.rules.js';
 import { countUsers, deleteStaleLoginRecords } from './users/user.repository.js';
 import { LOCK_WINDOW_MS } from './users/user.rules.js';
 import { inTransaction } from './platform/writes/transaction.js';
@@ -51,6 +53,8 @@ async function main(): Promise<void> {
       );
       // Failures older than twice the lock window no longer count (recentLoginFailures reads no further).
       await deleteStaleLoginRecords(trx, new Date(now - 2 * LOCK_WINDOW_MS).toISOString());
+      // Forms kept after a session ended that nobody came back for (decision 0110).
+      await deletePendingFormsBefore(trx, pendingFormNotBefore(new Date(now)).toISOString());
     }).catch((err: unknown) => app.log.warn({ err }, 'session cleanup failed'));
   }, 10 * 60_000);
   cleanup.unref();

@@ -226,7 +226,7 @@ describe('sessions expire', () => {
     await login(laptop, user.username, user.password);
     await login(phone, user.username, user.password);
     const page = await laptop.get('/users/password/');
-    assert.match(page.body, /Cerrar las otras 1 sesiones/);
+    assert.match(page.body, /Cerrar la otra sesión/);
     const res = await laptop.post('/users/sessions/end-others/');
     assert.equal(res.status, 302);
     assert.equal((await phone.get('/dashboard/')).status, 302);

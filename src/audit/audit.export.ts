@@ -13,7 +13,7 @@ import { recordText } from './views/audit-entry.js';
 export function exportAuditTrail(ctx: ActionContext, parsed: ParsedAuditQuery, timeZone: string): CsvDownload {
   const { db } = ctx;
   const auditCells = (e: AuditListRow): CsvValue[] => {
-    const c = readableChanges(e.entity_type, e.changes, timeZone, undefined, e.ciclos);
+    const c = readableChanges(e.entity_type, e.changes, timeZone, undefined, e.ciclos, { id: e.user_id, username: e.username });
     return [formatDateTimeEs(e.at, timeZone), e.username, actionLabel(e.action), e.action, recordText(e), e.patient_id, changesLine(c), rawChangesLine(c), e.changes];
   };
   async function* pages() {

@@ -36,7 +36,9 @@ export function parseAuditQuery(query: unknown, timeZone: string): ParsedAuditQu
   };
   filters.userId = idOf('usuario', 'El usuario');
   filters.entityId = idOf('registro', 'El número de registro');
-  filters.patientId = idOf('paciente', 'El número de paciente');
+  // The patient by number, or by documento or name as people say them (issue 29, point 8).
+  if (/^\d+$/.test(values.paciente)) filters.patientId = idOf('paciente', 'El número de paciente');
+  else if (values.paciente !== '') filters.patientText = values.paciente;
 
   if (values.accion !== '') {
     if (/^[a-z_.]{1,60}$/.test(values.accion)) filters.action = values.accion;

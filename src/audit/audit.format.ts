@@ -29,7 +29,32 @@ const DETAIL_FIELDS: FieldDefs = {
   filtros: { label: 'Filtros', kind: 'text' },
   filas: { label: 'Filas', kind: 'integer' },
   datos: { label: 'Datos', kind: 'text' },
+  // An import's summary (imports/import.confirm.ts) and an export's filters: read as words, not as stored JSON
+  // (issue 29, point 8).
+  archivo: { label: 'Archivo', kind: 'text' },
+  sha256: { label: 'Huella del archivo (SHA-256)', kind: 'text' },
+  creados: { label: 'Pacientes creados', kind: 'integer' },
+  omitidos: { label: 'Filas omitidas', kind: 'integer' },
+  con_errores: { label: 'Filas con errores', kind: 'integer' },
+  documentos_repetidos: { label: 'Documentos repetidos', kind: 'integer' },
+  posibles_duplicados: { label: 'Posibles duplicados', kind: 'integer' },
+  posibles_duplicados_importados: { label: 'Posibles duplicados importados', kind: 'boolean' },
+  omitidos_por_cambios: { label: 'Filas omitidas por cambios mientras tanto', kind: 'integer' },
+  filas_omitidas_por_cambios: { label: 'Filas omitidas por cambios (n.º de fila)', kind: 'text' },
+  query_search: { label: 'Búsqueda', kind: 'text' },
+  mes_filtro: { label: 'Mes del programa', kind: 'integer' },
+  mes: { label: 'Mes', kind: 'text' },
+  usuario: { label: 'Usuario (n.º)', kind: 'text' },
+  accion: { label: 'Acción', kind: 'text' },
+  entidad: { label: 'Tipo de registro', kind: 'text' },
+  registro: { label: 'N.º de registro', kind: 'text' },
+  paciente: { label: 'Paciente', kind: 'text' },
+  desde: { label: 'Desde', kind: 'date' },
+  hasta: { label: 'Hasta', kind: 'date' },
 };
+
+/** Fields that hold a user's id: shown by the user's name when it is the entry's own actor (always, for these). */
+const USER_REFERENCES: ReadonlySet<string> = new Set(['registrado_por', 'anulado_por']);
 
 /** The definitions the trail reads entries with: each record type's, and all of them for a field not found there. */
 export interface AuditFields {
@@ -97,11 +122,26 @@ function cycleText(v: unknown, cycles: CycleNumbers): string | null {
   return `Ciclo${numero === undefined ? '' : ` ${numero}`} ${o.estado} desde el ${formatDateEs(o.fecha_inicio)}`;
 }
 
+/**
+ * A list or a group of values (an export's filters, the lines an import left out) as words: «Búsqueda: ana ·
+ * Mes del programa: 3», «4, 9, 12»; empty parts left out. Null for anything else.
+ */
+function groupText(value: unknown, timeZone: string, fields: AuditFields): string | null {
+  if (Array.isArray(value)) return value.length === 0 ? '—' : value.map((v) => formatStoredValue(null, v, timeZone, fields)).join(', ');
+  if (typeof value !== 'object' || value === null) return null;
+  const parts = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => !isEmpty(v))
+    .map(([k, v]) => `${fieldLabelOf(null, k, fields)}: ${formatStoredValue(fieldDefOf(null, k, fields), v, timeZone, fields)}`);
+  return parts.length === 0 ? 'ninguno' : parts.join(' · ');
+}
+
 /** A stored value as the person reads it, by its field's definition; what does not fit it is shown as stored. */
-export function formatStoredValue(def: FieldDef | null, value: unknown, timeZone: string, cycles: CycleNumbers = NO_CYCLES): string {
+export function formatStoredValue(def: FieldDef | null, value: unknown, timeZone: string, fields: AuditFields = registered, cycles: CycleNumbers = NO_CYCLES): string {
   if (isEmpty(value)) return '—';
   const cycle = cycleText(value, cycles);
   if (cycle !== null) return cycle;
+  const group = groupText(value, timeZone, fields);
+  if (group !== null) return group;
   if (def === null) return displayValue(value);
   switch (def.kind) {
     case 'decimal':
@@ -164,12 +204,15 @@ export function readableChanges(
   timeZone: string,
   fields: AuditFields = registered,
   cycles: CycleNumbers = NO_CYCLES,
+  /** the entry's user: a field naming them by id (registrado_por) shows their name (issue 29, point 8) */
+  actor: { id: number | null; username: string | null } | null = null,
 ): ReadableChanges {
   const parsed = parseChanges(changes);
-  // An Ingreso named by its id (ingreso_id) reads as its cycle number.
+  // An Ingreso named by its id (ingreso_id) reads as its cycle number; the entry's user by their name.
   const valueOf = (key: string, def: FieldDef | null, value: unknown) => {
+    if (USER_REFERENCES.has(key) && actor?.username && actor.id !== null && value === actor.id) return actor.username;
     const numero = key === 'ingreso_id' && typeof value === 'number' ? cycles.get(value) : undefined;
-    return numero === undefined ? formatStoredValue(def, value, timeZone, cycles) : String(numero);
+    return numero === undefined ? formatStoredValue(def, value, timeZone, fields, cycles) : String(numero);
   };
   return {
     fields: parsed.fields.map(({ field, before, after }) => {

@@ -76,6 +76,9 @@ export function displayValue(v: unknown): string {
   }
 }
 
+/** Details whose value is a list (an import's left-out lines): two of them are not a before and an after. */
+const LIST_DETAILS: ReadonlySet<string> = new Set(['filas_omitidas_por_cambios']);
+
 /**
  * The changes column: { field: [before, after] } for changes, any other shape for details, values as stored
  * (audit.format.ts makes them readable). Never throws: text that is not JSON or not an object is one detail.
@@ -95,7 +98,7 @@ export function parseChanges(raw: string | null): ParsedChanges {
     return out;
   }
   for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
-    if (Array.isArray(value) && value.length === 2) {
+    if (Array.isArray(value) && value.length === 2 && !LIST_DETAILS.has(key)) {
       out.fields.push({ field: key, before: value[0], after: value[1] });
     } else {
       out.details.push({ key, value });

@@ -5,6 +5,7 @@ import { VIEW_ACTIONS } from './audit.labels.js';
 import { insertRow, precompiled } from '../platform/writes/prepared.js';
 import { noneOf } from '../platform/tables.js';
 import { actorInactive } from '../shared/domain-error.js';
+import { normalizeForSearch } from '../shared/text.js';
 import { auditRowOf, type AuditEntry } from './audit.rules.js';
 import type { AuditRow } from './audit.table.js';
 
@@ -46,6 +47,8 @@ export interface AuditFilters {
   entityType?: string | null;
   entityId?: number | null;
   patientId?: number | null;
+  /** a patient's documento (as typed: spaces, dots, hyphens ignored) or words of their name, each somewhere in it */
+  patientText?: string | null;
   /** inclusive lower bound on `at` (ISO instant) */
   fromInstant?: string | null;
   /** exclusive upper bound on `at` (ISO instant) */
@@ -82,6 +85,15 @@ async function withCycleNumbers<T extends AuditListRow>(db: Executor, rows: T[])
 
 const AUDIT_COLUMNS = ['id', 'at', 'user_id', 'username', 'action', 'entity_type', 'entity_id', 'patient_id', 'changes'] as const;
 
+/** The patient filter's text as the patients' stored keys hold it: the documento's key and the name's words. */
+function patientTextMatch(text: string): { key: string; words: string[] } {
+  const key = text.normalize('NFKC').replace(/[\s.\-\u200B-\u200D\uFEFF]/g, '').toUpperCase();
+  return { key, words: normalizeForSearch(text).split(' ').filter((w) => w !== '').slice(0, 8) };
+}
+
+/** LIKE's own characters taken literally (SQLite's LIKE has no default escape: none is used, so they are dropped). */
+const escapeLike = (w: string) => w.replace(/[%_\\]/g, '');
+
 /**
  * Entries matching the filters, newest first (at, then id, descending), after the keyset cursor `before`
  * (an entry's at and id), at most `limit`.
@@ -98,6 +110,22 @@ export async function listAuditEntries(
   if (filters.entityType) q = q.where('entity_type', '=', filters.entityType);
   if (filters.entityId != null) q = q.where('entity_id', '=', filters.entityId);
   if (filters.patientId != null) q = q.where('patient_id', '=', filters.patientId);
+  if (filters.patientText) {
+    const { key, words } = patientTextMatch(filters.patientText);
+    // The patients whose documento is the text, or whose name and documento hold each of its words (a scan of
+    // the patients' search text, once per query: an administrator's page). The trail's patient_id index does the rest.
+    q = q.where('patient_id', 'in', (eb) =>
+      eb
+        .selectFrom('patients')
+        .select('id')
+        .where((p) =>
+          p.or([
+            p('documento_key', '=', key),
+            ...(words.length > 0 ? [p.and(words.map((w) => p('search_text', 'like', `%${escapeLike(w)}%`)))] : []),
+          ]),
+        ),
+    );
+  }
   if (filters.fromInstant) q = q.where('at', '>=', filters.fromInstant);
   if (filters.toInstant) q = q.where('at', '<', filters.toInstant);
   if (before) q = q.where((eb) => eb(eb.refTuple('at', 'id'), '<', eb.tuple(before.at, before.id)));

@@ -262,7 +262,8 @@ const effectiveBefore = (h: 'h' | 'h2', date: string, instant: string): Expressi
  * with the month's bounds as instants in TIME_ZONE. An Ingreso qualifies when a change to ACTIVO took effect
  * within the month, or when the last change that took effect before the month left it ACTIVO. An Ingreso
  * without any history row (loaded by other means) counts from fecha_inicio to fecha_fin unless SUSPENDIDO. An
- * Ingreso that starts on or after the month's end is never billed for it.
+ * Ingreso that starts on or after the month's end is never billed for it, nor one created already SUSPENDIDO
+ * until it is reactivated (decision 0113).
  */
 function billableIngresos(db: Executor, q: CapitaQuery) {
   return db
@@ -280,7 +281,26 @@ function billableIngresos(db: Executor, q: CapitaQuery) {
             .whereRef('h.ingreso_id', '=', 'i.id')
             .where('h.hacia', '=', 'ACTIVO')
             .where(effectiveBefore('h', q.end, q.endInstant))
-            .where(sql<SqlBool>`not ${effectiveBefore('h', q.start, q.startInstant)}`),
+            .where(sql<SqlBool>`not ${effectiveBefore('h', q.start, q.startInstant)}`)
+            // A cycle created already SUSPENDIDO (an imported row with estado SUSPENDIDO: opened and suspended in
+            // the same write, so at the same instant) was never ACTIVO in the program: its opening bills nothing
+            // (decision 0113); a reactivation later does.
+            .where((h) =>
+              h.not(
+                h.and([
+                  h('h.desde', 'is', null),
+                  h.exists(
+                    h
+                      .selectFrom('ingreso_historial as hs')
+                      .select('hs.id')
+                      .whereRef('hs.ingreso_id', '=', 'i.id')
+                      .where('hs.desde', '=', 'ACTIVO')
+                      .where('hs.hacia', '=', 'SUSPENDIDO')
+                      .whereRef('hs.at', '=', 'h.at'),
+                  ),
+                ]),
+              ),
+            ),
         ),
         // ACTIVO when the month began
         eb(

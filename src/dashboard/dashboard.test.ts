@@ -229,8 +229,8 @@ describe('dashboard and capitation report', () => {
   test('capitation per insurer in Colombian pesos, and the Ingresos at month 18', async () => {
     const html = (await client.get('/dashboard/')).body;
     const capita = /data-table="capita"[\s\S]*?<\/table>/.exec(html)?.[0] ?? '';
-    assert.match(capita, /data-key="ENTITY_A"><th scope="row">ENTITY_A<\/th><td>2<\/td><td data-value="45978300">\$ 459\.783<\/td>/);
-    assert.match(capita, /data-key="ENTITY_B"><th scope="row">ENTITY_B<\/th><td>2<\/td><td data-value="35978350">\$ 359\.783,50<\/td>/);
+    assert.match(capita, /data-key="ENTITY_A"><th scope="row">ENTITY_A<\/th><td>2<\/td><td class="money" data-value="45978300">\$ 459\.783<\/td>/);
+    assert.match(capita, /data-key="ENTITY_B"><th scope="row">ENTITY_B<\/th><td>2<\/td><td class="money" data-value="35978350">\$ 359\.783,50<\/td>/);
     assert.match(capita, /\$ 819\.566,50/);
     const limite = /data-table="limite"[\s\S]*?<\/table>/.exec(html)?.[0] ?? '';
     assert.equal([...limite.matchAll(/data-ingreso-id=/g)].length, 1);
@@ -244,7 +244,7 @@ describe('dashboard and capitation report', () => {
     assert.deepEqual(listed, ['Bruno Benítez', '=1+2 Eslava; &quot;la jefa&quot;', 'Gina Gómez']);
     assert.match(table, /01\/07\/2026/);
     assert.match(table, /Nunca/);
-    assert.match(html, /3 paciente\(s\) con ingreso ACTIVO sin registro de monitoreo/);
+    assert.match(html, /3 pacientes con ingreso ACTIVO sin registro de monitoreo/);
   });
 
   test('current month CSV: exact bytes', async () => {

@@ -15,6 +15,6 @@ export async function fhirRoutes(app: FastifyInstance): Promise<void> {
     if (id === null) return reply.callNotFound();
     const bundle = await exportPatientFhir(actionContext(request), id);
     if (bundle === null) return reply.callNotFound();
-    return reply.type(FHIR_JSON).header('Content-Disposition', `inline; filename="paciente-${id}.fhir.json"`).send(bundle);
+    return reply.type(FHIR_JSON).header('Content-Disposition', `attachment; filename="paciente-${id}.fhir.json"`).send(bundle);
   });
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { csvRow, CSV_BOM, contentDisposition } from '../shared/csv.js';
 import { isDomainError } from '../shared/domain-error.js';
+import { countOf } from '../shared/text.js';
 import { today } from '../web/deps.js';
 import { parseForm } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
@@ -159,7 +160,7 @@ export async function importRoutes(app: FastifyInstance): Promise<void> {
       reply,
       outcome.reportId === null ? '/patients/' : '/patients/import/#filas-omitidas',
       outcome.leftOut > 0 ? 'warning' : 'success',
-      `Importación de «${outcome.fileName}»: ${fmt(outcome.created)} pacientes creados, ${fmt(skipped)} filas omitidas.` +
+      `Importación de «${outcome.fileName}»: ${countOf(outcome.created, 'paciente creado', 'pacientes creados')}, ${countOf(skipped, 'fila omitida', 'filas omitidas')}.` +
         (outcome.leftOut > 0 ? MSG.leftOut(outcome.leftOut, outcome.leftOutLines) : '') +
         (outcome.reportId === null ? '' : ' Descargue abajo las filas omitidas, cada una con su motivo, para corregirlas e importarlas de nuevo.'),
     );

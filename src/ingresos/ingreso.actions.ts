@@ -12,6 +12,7 @@ import { dateRuleRefused } from '../db/errors.js';
 import { DATE_RULE_FALLBACK } from './cycle-dates.rules.js';
 import { applyStatusChange, CYCLE_ALREADY_OPEN, findCycleDateBounds, findCycleState, findIngresoForChange, openIngreso } from './ingreso.repository.js';
 import {
+  MSG,
   newCycleMessage,
   statusChangeMessage,
   terminationErrorsByField,
@@ -138,7 +139,27 @@ export async function changeIngresoStatus(
   return { kind: 'done', decision: null, message: { level: 'error', text: RACED }, cycle: found, fieldErrors: null };
 }
 
-export type NewCycleResult = { kind: 'not_found' } | { kind: 'done'; decision: NewCycleDecision | null; message: Message };
+export type NewCycleResult =
+  | { kind: 'not_found' }
+  /**
+   * `fieldError`: the date was refused; the form comes back on a page of its own with the typed date and this
+   * message beside the field (issue 29, point 8), instead of a banner on the follow page.
+   */
+  | { kind: 'done'; decision: NewCycleDecision | null; message: Message; fieldError?: string; nombre: string };
+
+/** What stands beside the date when a new cycle's date is refused; null for the other outcomes. */
+function newCycleDateError(decision: NewCycleDecision): string | null {
+  switch (decision.kind) {
+    case 'invalid_date':
+      return 'Indique una fecha de inicio válida (AAAA-MM-DD).';
+    case 'impossible_start':
+      return decision.reason;
+    case 'before_last_end':
+      return MSG.fechaInicioBeforeLastEnd(decision.latestFechaFin);
+    default:
+      return null;
+  }
+}
 
 /**
  * Opens a new ACTIVO cycle for a patient (decisions §6): refused while one is open (also when a concurrent opening
@@ -152,7 +173,7 @@ export async function openNewCycle(ctx: ActionContext, input: { pacienteId: numb
   if (!state) return { kind: 'not_found' };
   const problems = formProblems(form.errors);
   if (problems.length > 0) {
-    return { kind: 'done', decision: null, message: { level: 'error', text: `No se pudo iniciar el ciclo. ${problems.join(' ')}` } };
+    return { kind: 'done', decision: null, message: { level: 'error', text: `No se pudo iniciar el ciclo. ${problems.join(' ')}` }, nombre: state.nombre };
   }
 
   let decision: NewCycleDecision;
@@ -192,5 +213,6 @@ export async function openNewCycle(ctx: ActionContext, input: { pacienteId: numb
     else if (isDomainError(err, CYCLE_ALREADY_OPEN)) decision = { kind: 'pending_process' };
     else throw err;
   }
-  return { kind: 'done', decision, message: newCycleMessage(decision, state.nombre) };
+  const fieldError = newCycleDateError(decision);
+  return { kind: 'done', decision, message: newCycleMessage(decision, state.nombre), nombre: state.nombre, ...(fieldError ? { fieldError } : {}) };
 }

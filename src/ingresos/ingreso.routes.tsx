@@ -78,6 +78,11 @@ export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
     const posted = { values: form.values, errors: form.ok ? {} : form.errors };
     const result = await openNewCycle(actionContext(request), { pacienteId, form: posted });
     if (result.kind === 'not_found') return sendErrorPage(request, reply, 404);
+    // A refused date comes back beside the field of this patient's form, as it was typed (issue 29, point 8); the
+    // answer stays the redirect with its message that the contract names.
+    if (result.fieldError !== undefined) {
+      reply.flashForm({ action: request.url.split('?')[0]!, fields: [['fecha_inicio', posted.values.fecha_inicio ?? '']], errors: { fecha_inicio: result.fieldError } });
+    }
     return redirectWith(reply, backTo(posted.values, posted.errors), result.message.level, result.message.text);
   });
 }

@@ -18,6 +18,17 @@ export async function isDocumentoKeyTaken(db: Executor, documentoKey: string, ex
   return holders.some((h) => h.id !== exceptId);
 }
 
+/** The patient who holds the documento_key (other than `exceptId`), by id and name; null when nobody does. */
+export async function findDocumentoKeyHolder(
+  db: Executor,
+  documentoKey: string,
+  exceptId?: number,
+): Promise<{ id: number; nombre: string; apellido: string } | null> {
+  const holder = (await selectDocumentoKeyHolders(db, documentoKey)).find((h) => h.id !== exceptId);
+  if (!holder) return null;
+  return (await db.selectFrom('patients').select(['id', 'nombre', 'apellido']).where('id', '=', holder.id).executeTakeFirst()) ?? null;
+}
+
 /** Two indexed lookups (one on each table's documento_key index), so no temporary table is built for an IN list. */
 const selectDocumentoKeyHolders = precompiled((db: Executor, documentoKey: string) =>
   db

@@ -14,7 +14,7 @@ import type { ViewAuditQueue } from '../audit/audit.queue.js';
 import { todayOf, type ActionContext, type Actor } from '../platform/writes/action-context.js';
 import { formatDateEs } from '../shared/dates.js';
 import { conflict, isDomainError, notFound } from '../shared/domain-error.js';
-import { findPeopleBornOn, isDocumentoKeyTaken, type PersonCandidate } from './identity.repository.js';
+import { findDocumentoKeyHolder, findPeopleBornOn, isDocumentoKeyTaken, type PersonCandidate } from './identity.repository.js';
 import { AUDITED_PATIENT_FIELDS } from './patient.fields.js';
 import { DOCUMENTO_TAKEN, findPatientById, insertPatient, setActiveIngresoFechaInicio, updatePatient } from './patient.repository.js';
 import { documentoKey, keptDocumentoKey, patientDerivedColumns, similarPeople } from './patient.rules.js';
@@ -24,10 +24,21 @@ import type { PatientRow } from './patient.table.js';
 /** What a use case answers: done (the id and the one-time message), or the form's errors by field. */
 export type PatientActionResult =
   | { ok: true; id: number; message: string }
-  | { ok: false; errors: Record<string, string>; similar: readonly PersonCandidate[] }
+  | { ok: false; errors: Record<string, string>; similar: readonly PersonCandidate[]; documentoHolder?: { id: number; name: string } | null }
   | { ok: false; notFound: true };
 
 const formErrors = (errors: Record<string, string>, similar: readonly PersonCandidate[] = []): PatientActionResult => ({ ok: false, errors, similar });
+
+/** The documento is taken: its error, with the record that holds it to link to (issue 29, point 8). */
+async function documentoTaken(db: ActionContext['db'], key: string, exceptId?: number): Promise<PatientActionResult> {
+  const holder = await findDocumentoKeyHolder(db, key, exceptId);
+  return {
+    ok: false,
+    errors: { documento: FORM_MSG.documentoTaken },
+    similar: [],
+    documentoHolder: holder ? { id: holder.id, name: `${holder.nombre} ${holder.apellido}` } : null,
+  };
+}
 
 /** The patient was deleted while the form was being sent. */
 const PATIENT_GONE = 'patient.gone';
@@ -145,7 +156,7 @@ export interface CreatePatientInput {
 export async function createPatient(ctx: ActionContext, input: CreatePatientInput): Promise<PatientActionResult> {
   const { db } = ctx;
   const p = input.patient;
-  if (await isDocumentoKeyTaken(db, documentoKey(p.documento))) return formErrors({ documento: FORM_MSG.documentoTaken });
+  if (await isDocumentoKeyTaken(db, documentoKey(p.documento))) return documentoTaken(db, documentoKey(p.documento));
   const similar = similarPeople(p, await findPeopleBornOn(db, [p.fecha_nacimiento]));
   if (similar.length > 0 && !input.otherPerson) return formErrors({}, similar);
   const fechaInicio = input.fechaInicioPrograma ?? todayOf(ctx);
@@ -163,7 +174,7 @@ export async function createPatient(ctx: ActionContext, input: CreatePatientInpu
     });
   } catch (err) {
     // Another request took the documento between the check and the insert: the unique index refused it.
-    if (isDomainError(err, DOCUMENTO_TAKEN)) return formErrors({ documento: FORM_MSG.documentoTaken });
+    if (isDomainError(err, DOCUMENTO_TAKEN)) return documentoTaken(db, documentoKey(p.documento));
     throw err;
   }
   return { ok: true, id, message: `Paciente ${p.nombre} ${p.apellido} registrado (ficha n.º ${id}). Ciclo ACTIVO desde el ${formatDateEs(fechaInicio)}.` };
@@ -189,7 +200,7 @@ export async function updatePatientRecord(ctx: ActionContext, id: number, input:
   if (!before) return { ok: false, notFound: true };
   const p = input.patient;
   const key = keptDocumentoKey(before, documentoKey(p.documento));
-  if (key === documentoKey(p.documento) && (await isDocumentoKeyTaken(db, key, id))) return formErrors({ documento: FORM_MSG.documentoTaken });
+  if (key === documentoKey(p.documento) && (await isDocumentoKeyTaken(db, key, id))) return documentoTaken(db, key, id);
   const now = stamp.at.toISOString();
   const fechaInicio = input.fechaInicioPrograma;
   try {
@@ -235,7 +246,7 @@ export async function updatePatientRecord(ctx: ActionContext, id: number, input:
       }),
     );
   } catch (err) {
-    if (isDomainError(err, DOCUMENTO_TAKEN)) return formErrors({ documento: FORM_MSG.documentoTaken });
+    if (isDomainError(err, DOCUMENTO_TAKEN)) return documentoTaken(db, key, id);
     if (isDomainError(err, PATIENT_GONE)) return { ok: false, notFound: true };
     if (isDomainError<{ errors: Record<string, string> }>(err, DATES_REFUSED)) return formErrors(err.details.errors);
     const rule = dateRuleRefused(err);

@@ -19,7 +19,11 @@ export const patientListPage = declarePage<{ filters: ListQuery; today: string }
   maxBytes: LIST_PAGE_BYTES,
   async render(db, { filters, today }) {
     const result = await searchPatients(db, { query: filters.query, mesFiltro: filters.mesFiltro, onlyActive: true, page: filters.page, today });
-    return { node: <PatientListContent filters={filters} result={result} />, title: 'Pacientes', meta: null };
+    // Nobody active matches: are there people without an ACTIVO cycle who do (suspended, finished)? The follow
+    // page shows them (issue 29, point 8).
+    const elsewhere =
+      result.total === 0 && filters.query !== '' ? (await searchPatients(db, { query: filters.query, onlyActive: false, page: 1, today })).total : 0;
+    return { node: <PatientListContent filters={filters} result={result} notActive={elsewhere} />, title: 'Pacientes', meta: null };
   },
 });
 
@@ -27,7 +31,7 @@ export const patientListPage = declarePage<{ filters: ListQuery; today: string }
  * The patient's record: data, current Ingreso and the edit form, with the stored values (kept after a GET) or
  * with a posted form's values and errors (rendered for that answer only).
  */
-export const patientRecordPage = declarePage<{ patientId: number; today: string; form: { values: FormValues; errors: FieldErrors } | null }>({
+export const patientRecordPage = declarePage<{ patientId: number; today: string; form: { values: FormValues; errors: FieldErrors; documentoHolder?: { id: number; name: string } | null } | null }>({
   name: 'patients.record',
   patient: ({ patientId }) => patientId,
   // exam_records: the referral sheet's latest results (printing the record gives it).
@@ -50,6 +54,6 @@ export const patientRecordPage = declarePage<{ patientId: number; today: string;
       mesCapita: ingreso ? mesCapita(ingreso.fecha_inicio, today) : null,
     };
     const values = form?.values ?? patientFormValues(patient, ingreso?.fecha_inicio ?? null);
-    return { node: <PatientRecord detail={detail} values={values} errors={form?.errors ?? {}} />, title: patientTitle(patient), meta: null };
+    return { node: <PatientRecord detail={detail} values={values} errors={form?.errors ?? {}} documentoHolder={form?.documentoHolder ?? null} />, title: patientTitle(patient), meta: null };
   },
 });

@@ -49,8 +49,14 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
 
   // ------------------------------------------------------------------------------------------------ create
 
-  const renderCreate = (request: FastifyRequest, reply: FastifyReply, values: FormValues, errors: FieldErrors, similar: readonly PersonCandidate[] = []) =>
-    sendPage(reply, <CreatePatientPage ctx={pageContext(request, reply)} values={values} errors={errors} similar={similar} />);
+  const renderCreate = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    values: FormValues,
+    errors: FieldErrors,
+    similar: readonly PersonCandidate[] = [],
+    documentoHolder: { id: number; name: string } | null = null,
+  ) => sendPage(reply, <CreatePatientPage ctx={pageContext(request, reply)} values={values} errors={errors} similar={similar} documentoHolder={documentoHolder} />);
 
   app.get('/create/', async (request, reply) =>
     renderCreate(request, reply, { departamento: DEFAULT_DEPARTAMENTO, diagnostico_clinico: 'G47.3' }, {}),
@@ -61,7 +67,7 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
     if (!form.ok) return renderCreate(request, reply, form.values, form.errors);
     const result = await createPatient(actionContext(request), { patient: form.patient, fechaInicioPrograma: form.fechaInicioPrograma, otherPerson });
     if (result.ok) return redirectWith(reply, '/patients/', 'success', result.message);
-    return 'errors' in result ? renderCreate(request, reply, form.values, result.errors, result.similar) : reply.callNotFound();
+    return 'errors' in result ? renderCreate(request, reply, form.values, result.errors, result.similar, result.documentoHolder) : reply.callNotFound();
   });
 
   // ------------------------------------------------------------------------------------------------ detail
@@ -77,7 +83,7 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
     request: FastifyRequest,
     reply: FastifyReply,
     patientId: number,
-    form: { values: FormValues; errors: FieldErrors } | null,
+    form: { values: FormValues; errors: FieldErrors; documentoHolder?: { id: number; name: string } | null } | null,
   ) => {
     const input = { patientId, today: today(deps), form };
     const record = form === null ? await app.pages.get(patientRecordPage, input) : await app.pages.render(patientRecordPage, input);
@@ -109,6 +115,6 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
     if (!form.ok) return renderDetail(request, reply, id, form);
     const result = await updatePatientRecord(actionContext(request), id, { patient: form.patient, fechaInicioPrograma: form.fechaInicioPrograma });
     if (result.ok) return redirectWith(reply, `/patients/${id}/`, 'success', result.message);
-    return 'errors' in result ? renderDetail(request, reply, id, { values: form.values, errors: result.errors }) : reply.callNotFound();
+    return 'errors' in result ? renderDetail(request, reply, id, { values: form.values, errors: result.errors, documentoHolder: result.documentoHolder }) : reply.callNotFound();
   });
 }

@@ -36,3 +36,8 @@ export function collapseSpaces(s: string): string {
 
 /** Characters as a person and the database's length() count them (code points, not UTF-16 units): '😀' is one. */
 export const charCount = (s: string): number => [...s].length;
+
+/** A count with its noun in the right number, as people write it: «1 fila omitida», «2.345 filas omitidas». */
+export function countOf(n: number, singular: string, plural: string): string {
+  return `${n.toLocaleString('es-CO')} ${n === 1 ? singular : plural}`;
+}

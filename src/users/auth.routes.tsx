@@ -3,9 +3,11 @@ import type { FieldErrors } from '../web/fields.js';
 import { actionContext } from '../web/action-context.js';
 import { parseForm, queryValue } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
-import { endSession, giveSessionCookie, openSession } from './session.plugin.js';
+import { endSession, FORM_RESTORED_TEXT, giveRestoreCookie, giveSessionCookie, openSession } from './session.plugin.js';
+import { pendingFormPage } from './pending-form.repository.js';
+import { pendingFormNotBefore } from './pending-form.rules.js';
 import { listSessionsOfUser } from './session.repository.js';
-import { changeOwnPassword, endOtherSessions, logIn, recordLogout, setUpFirstAdmin, setUserDocument, USER_MSG, type SessionOpener } from './user.actions.js';
+import { changeOwnPassword, endOtherSessions, logIn, recordLogout, renewSession, setUpFirstAdmin, setUserDocument, USER_MSG, type SessionOpener } from './user.actions.js';
 import { countUsers, findUserById } from './user.repository.js';
 import { safeNext, USERNAME_MAX } from './user.rules.js';
 import { BAD_CREDENTIALS, changePasswordSchema, loginSchema, setupSchema, userDocumentSchema } from './user.schema.js';
@@ -48,9 +50,22 @@ export async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions):
       // Failures 1 to 5 get the form again; the lock answers the attempts after them (decisions §2).
       if (result.kind === 'refused') return again(200, { _form: BAD_CREDENTIALS });
       giveSessionCookie(request, reply, result.session);
+      // A form this user posted after their last session ended comes back on its page (decision 0110).
+      const kept = await pendingFormPage(db, result.user.id, pendingFormNotBefore(app.deps.clock.now()).toISOString());
+      if (kept !== null) {
+        giveRestoreCookie(reply);
+        return redirectWith(reply, kept, 'warning', FORM_RESTORED_TEXT);
+      }
       return reply.redirect(next ?? '/dashboard/', 302);
     },
   );
+
+  // «Seguir trabajando»: the idle warning renews the session without leaving the page (a request with the session
+  // is activity; this one marks it at once).
+  app.post('/session/renew/', async (request, reply) => {
+    await renewSession(actionContext(request), request.sessionIdHash);
+    return reply.code(204).header('cache-control', 'no-store').send();
+  });
 
   app.get('/logout/', async (request, reply) => sendPage(reply, <LogoutPage ctx={pageContext(request, reply)} />));
 

@@ -8,7 +8,7 @@ import { inTransaction } from '../platform/writes/transaction.js';
 import { conflict, isDomainError } from '../shared/domain-error.js';
 import type { FieldErrors } from '../web/fields.js';
 import { dummyHash, hashPassword, verifyPassword } from './password.js';
-import { deleteSessionsOfUser } from './session.repository.js';
+import { deleteSessionsOfUser, touchSession } from './session.repository.js';
 import { resetPassword, setUserActive, updateUserDocument, type UserListRow } from './user-admin.repository.js';
 import {
   claimLogin,
@@ -254,6 +254,13 @@ export async function logIn<Token>(
     }),
   );
   return { kind: 'refused' };
+}
+
+/** «Seguir trabajando» (decision 0110): the session's idle time starts again now. Not audited: it changes no record. */
+export async function renewSession(ctx: ActionContext, sessionIdHash: string | null): Promise<void> {
+  if (sessionIdHash === null) return;
+  const now = ctx.clock.now().toISOString();
+  await inTransaction(ctx.db, (trx) => touchSession(trx, sessionIdHash, now));
 }
 
 /** The end of the logged-in user's session, in the trail (the session itself is ended by the plumbing). */

@@ -48,7 +48,7 @@ describe('setupSchema and createUserSchema', () => {
     assert.deepEqual(errorsOf({ username: 'ana maria' }), { username: 'Use solo letras, números y los signos @ . + - _ (sin espacios).' });
     assert.deepEqual(errorsOf({ username: 'a'.repeat(151) }), { username: 'El nombre de usuario admite hasta 150 caracteres.' });
     assert.deepEqual(errorsOf({ password: 'corta', password2: 'corta' }), { password: 'La contraseña debe tener al menos 12 caracteres.' });
-    assert.deepEqual(errorsOf({ password: 'x'.repeat(129) }), { password: 'La contraseña admite hasta 128 caracteres.' });
+    assert.deepEqual(errorsOf({ password: 'x'.repeat(129) }), { password: 'La contraseña admite hasta 128 caracteres.', password2: PASSWORD_MISMATCH });
     assert.deepEqual(errorsOf({ password2: `${GOOD}x` }), { password2: PASSWORD_MISMATCH });
   });
   test('the password is checked against the name typed, even when the name itself is refused', () => {
@@ -57,12 +57,13 @@ describe('setupSchema and createUserSchema', () => {
     assert.deepEqual(r.errors, {
       username: 'Use solo letras, números y los signos @ . + - _ (sin espacios).',
       password: 'La contraseña no puede ser igual al nombre de usuario.',
+      password2: PASSWORD_MISMATCH,
     });
   });
-  test('the repetition is compared only once the password is acceptable; readForm’s errors are kept', () => {
+  test('every problem at once, the repetition too (issue 29: the setup said one per try); readForm’s errors are kept', () => {
     const r = parseForm({ token: 't', username: ['a', 'b'], password: 'corta', password2: 'otra' }, setupSchema);
     assert.ok(!r.ok);
-    assert.deepEqual(r.errors, { username: 'Este campo se envió más de una vez.', password: 'La contraseña debe tener al menos 12 caracteres.' });
+    assert.deepEqual(r.errors, { username: 'Este campo se envió más de una vez.', password: 'La contraseña debe tener al menos 12 caracteres.', password2: PASSWORD_MISMATCH });
   });
 });
 

@@ -22,8 +22,8 @@ export const loginSchema = z.object({
 });
 
 /**
- * A new password (validatePassword, against the user's name) and its repetition, which must be the same: the
- * repetition is compared only once the password itself is acceptable.
+ * A new password (validatePassword, against the user's name) and its repetition, which must be the same: both are
+ * reported at once (issue 29, point 8: the setup said one problem per try).
  */
 function checkNewPassword<F extends string>(
   valid: Partial<Record<F, string>>,
@@ -34,7 +34,7 @@ function checkNewPassword<F extends string>(
   const password = valid[field] ?? '';
   const weak = validatePassword(password, username);
   if (weak !== null) failOn(field, weak);
-  else if (password !== valid[repeated]) failOn(repeated, PASSWORD_MISMATCH);
+  if (password !== valid[repeated]) failOn(repeated, PASSWORD_MISMATCH);
 }
 
 const trimmed = z.string().transform((raw) => raw.trim());

@@ -41,11 +41,27 @@ export interface LoginThrottleTable {
   last_attempt_at: string;
 }
 
+/**
+ * A form posted after its session ended, kept for that user only until they log in again (or briefly: the cleanup
+ * removes it), then shown filled on the page it came from and deleted (migration 20261127_0300, decision 0110).
+ */
+export interface PendingFormsTable {
+  user_id: number;
+  /** the page the form was on (path and query), where it comes back */
+  page: string;
+  /** the path it was posted to: the form on the page with this action is the one filled */
+  action: string;
+  /** JSON: the posted fields as [name, value] pairs, in order, without the CSRF token */
+  fields: string;
+  created_at: string;
+}
+
 export interface UserTables {
   users: UsersTable;
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;
   login_throttle: LoginThrottleTable;
+  pending_forms: PendingFormsTable;
 }
 
 /** The registry's lines of these tables (src/platform/tables.ts). */
@@ -55,6 +71,7 @@ export const USER_TABLE_ENTRIES = {
   sessions: {},
   login_failures: {},
   login_throttle: {},
+  pending_forms: {},
 } as const satisfies TableEntries<keyof UserTables>;
 
 export type UserRow = Selectable<UsersTable>;

@@ -20,6 +20,23 @@ export interface AppDeps {
   readonly clock: Clock;
 }
 
+/** A form posted after its session ended, brought back filled on its page once its user logged in again. */
+export interface RestoredForm {
+  /** the path it was posted to: the page's form with this action is filled */
+  action: string;
+  fields: [string, string][];
+  /** messages to show beside fields of that form, by field name (a refused form sent back by a redirect) */
+  errors?: Record<string, string>;
+}
+
+/** Whose session a request came with when that session had just ended (a form it posts is kept for them). */
+export interface ExpiredSession {
+  idHash: string;
+  userId: number;
+  /** a plain form posted to a known route: the guard lets it reach its body, which is kept (never handled) */
+  keepsForm: boolean;
+}
+
 export type MessageLevel = 'success' | 'error' | 'info' | 'warning';
 export interface Message {
   level: MessageLevel;
@@ -42,10 +59,21 @@ declare module 'fastify' {
     /** The logged-in user, or null. */
     user: SessionUser | null;
     sessionIdHash: string | null;
+    /** Set when the request came with a session that had just ended (users/session.plugin.ts). */
+    expiredSession: ExpiredSession | null;
+    /** The form to fill on this page, kept when it was posted after its session ended (decision 0110). */
+    restoredForm: RestoredForm | null;
   }
   interface FastifyReply {
     /** Queues a one-time message for the next page this session sees. */
     flash(level: MessageLevel, text: string): void;
+    /**
+     * Sends a refused form, its values and its errors, to the next page this browser sees (after a redirect that the
+     * contract requires): the page's form posted to `action` is filled and its fields marked (web/messages.ts).
+     */
+    flashForm(form: RestoredForm): void;
+    /** The form sent back by flashForm to this page, if any; consumes it. */
+    takeFlashForm(): RestoredForm | null;
     /** Messages to show on the page being rendered now (queued ones included); consumes them. */
     takeMessages(): Message[];
     /** The CSRF token for the forms of the page being rendered (one per CSRF secret, reused). */

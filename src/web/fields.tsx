@@ -4,6 +4,11 @@ import type { ComponentChildren } from 'preact';
 export type FieldErrors = Record<string, string>;
 /** What the person typed, kept as text so an invalid form comes back exactly as it was entered. */
 export type FormValues = Record<string, string>;
+/** A link shown after a field's error: the record the error is about (a documento already registered). */
+export interface ErrorLink {
+  href: string;
+  text: string;
+}
 
 interface BaseProps {
   name: string;
@@ -14,6 +19,8 @@ interface BaseProps {
   hint?: string;
   /** Prefix for the element ids, when one page has several forms with the same field names. */
   idPrefix?: string;
+  /** shown after the field's error, when it has one */
+  errorLink?: ErrorLink | undefined;
 }
 
 function FieldShell({
@@ -23,6 +30,7 @@ function FieldShell({
   required,
   hint,
   idPrefix = '',
+  errorLink,
   children,
 }: Omit<BaseProps, 'values'> & { children: ComponentChildren }) {
   const error = errors[name];
@@ -46,6 +54,13 @@ function FieldShell({
       {error && (
         <p class="field-error" id={`error_${idPrefix}${name}`}>
           {error}
+        </p>
+      )}
+      {error && errorLink && (
+        <p class="field-error-link">
+          <a href={errorLink.href} data-error-link>
+            {errorLink.text}
+          </a>
         </p>
       )}
     </div>
@@ -122,10 +137,13 @@ export function SelectField(props: BaseProps & { choices: readonly Choice[]; pla
 }
 
 /** The form-wide error, if any, shown above the fields. */
-export function FormError({ errors }: { errors: FieldErrors }) {
+export function FormError({ errors, focus = false }: { errors: FieldErrors; focus?: boolean }) {
   if (!errors._form) return null;
+  // `focus`: it takes the focus when the page opens, as ErrorSummary does (app.js too); unlabelled, so that it never
+  // answers for a field's label.
+  const focusable = focus ? { tabIndex: -1, autofocus: true, 'data-error-summary': true } : {};
   return (
-    <div class="message message-error" role="alert" data-message-level="error">
+    <div class="message message-error" role="alert" data-message-level="error" {...focusable}>
       {errors._form}
     </div>
   );

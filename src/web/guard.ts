@@ -15,6 +15,9 @@ export const guardPlugin = fp(async (app: FastifyInstance) => {
   app.addHook('onRequest', (request, reply, done) => {
     const path = request.url.split('?')[0] ?? '/';
     if (request.user || isPublicPath(path)) return done();
+    // A form posted just after its session ended: its body is read and kept for its user, who is then sent to the
+    // login (users/session.plugin.ts); the backstop below keeps its route from ever running.
+    if (request.expiredSession?.keepsForm) return done();
     if (path === '/') {
       reply.redirect('/users/login/', 302);
       return;
@@ -22,6 +25,12 @@ export const guardPlugin = fp(async (app: FastifyInstance) => {
     // Slashes stay readable, as Django writes it: /users/login/?next=/patients/
     const next = asQueryValue(request.url);
     reply.redirect(next === null ? '/users/login/' : `/users/login/?next=${next}`, 302);
+  });
+  // Registered after the session plugin's hook that keeps such a form: no route runs without a user.
+  app.addHook('preHandler', (request, reply, done) => {
+    const path = request.url.split('?')[0] ?? '/';
+    if (request.user || isPublicPath(path) || reply.sent) return done();
+    reply.redirect('/users/login/', 302);
   });
   // The last guard of every redirect: a Location header node would refuse (a character outside Latin-1, a line
   // break) or a browser would misread (Latin-1 sent as single bytes) is sent percent-encoded instead of answering

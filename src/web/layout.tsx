@@ -16,9 +16,19 @@ export function CsrfField() {
 }
 
 export function Messages({ ctx }: { ctx: PageContext }) {
-  if (ctx.messages.length === 0) return null;
+  if (ctx.messages.length === 0 && !ctx.restoredForm) return null;
   return (
     <div class="messages">
+      {ctx.restoredForm && (
+        // What app.js puts back in the form posted to this action (attributes are escaped; no inline script).
+        <div
+          id="restored-form"
+          hidden
+          data-action={ctx.restoredForm.action}
+          data-fields={JSON.stringify(ctx.restoredForm.fields)}
+          data-errors={ctx.restoredForm.errors && Object.keys(ctx.restoredForm.errors).length > 0 ? JSON.stringify(ctx.restoredForm.errors) : undefined}
+        />
+      )}
       {ctx.messages.map((m) => (
         <div
           class={`message message-${m.level}`}
@@ -41,7 +51,7 @@ export function Messages({ ctx }: { ctx: PageContext }) {
 export function Layout({ ctx, title, children }: { ctx: PageContext; title: string; children: ComponentChildren }) {
   const fullTitle = `${title} · Somno`;
   const props = shellProps(ctx);
-  if (ctx.messages.length > 0) return <LayoutMarkup shell={props} messages={<Messages ctx={ctx} />} title={fullTitle}>{children}</LayoutMarkup>;
+  if (ctx.messages.length > 0 || ctx.restoredForm) return <LayoutMarkup shell={props} messages={<Messages ctx={ctx} />} title={fullTitle}>{children}</LayoutMarkup>;
   const key = keyOf(props);
   let shell = shells.get(key);
   if (shell === undefined) {
@@ -131,9 +141,16 @@ function LayoutMarkup({ shell, messages, title, children }: { shell: ShellProps;
             </div>
           )}
         </header>
-        <div id="idle-warning" class="message message-warning" role="alert" hidden>
-          Su sesión se cerrará pronto por inactividad. Recargue la página o continúe trabajando para mantenerla.
-        </div>
+        {user && (
+          // Shown by app.js shortly before the session ends, fixed at the bottom with the page's own space
+          // reserved below its content, so it covers no control (issue 29, point 2; decision 0111).
+          <div id="idle-warning" class="message message-warning idle-warning" role="alert" hidden>
+            <p data-idle-text>Su sesión se cerrará pronto por inactividad. Lo que escribe en un formulario cuenta como actividad.</p>
+            <button type="button" class="button" data-idle-renew>
+              Seguir trabajando
+            </button>
+          </div>
+        )}
         <main id="contenido">
           {messages}
           {children}

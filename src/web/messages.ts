@@ -1,8 +1,26 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Message, MessageLevel } from './deps.js';
+import type { Message, MessageLevel, RestoredForm } from './deps.js';
 
 const COOKIE = 'messages';
+/** A refused form sent back through a redirect: small (one form's values), signed, read once. */
+const FORM_COOKIE = 'formback';
+const FORM_COOKIE_MAX = 3000;
+
+function decodeForm(raw: string | undefined, unsign: (v: string) => { valid: boolean; value: string | null }): RestoredForm | null {
+  if (!raw) return null;
+  const { valid, value } = unsign(raw);
+  if (!valid || !value) return null;
+  try {
+    const f = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as RestoredForm;
+    const pairs = Array.isArray(f.fields) && f.fields.every((p) => Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'string');
+    if (typeof f.action !== 'string' || !pairs) return null;
+    const errors = typeof f.errors === 'object' && f.errors !== null ? Object.fromEntries(Object.entries(f.errors).filter(([, v]) => typeof v === 'string')) : {};
+    return { action: f.action, fields: f.fields, errors };
+  } catch {
+    return null;
+  }
+}
 const LEVELS: readonly MessageLevel[] = ['success', 'error', 'info', 'warning'];
 
 function decode(raw: string | undefined, unsign: (v: string) => { valid: boolean; value: string | null }): Message[] {
@@ -29,6 +47,17 @@ export const messagesPlugin = fp(async (app: FastifyInstance) => {
   const secure = app.deps.config.isProduction;
   app.decorateReply('flash', function (level: MessageLevel, text: string) {
     pending(this).queued.push({ level, text });
+  });
+  app.decorateReply('flashForm', function (form: RestoredForm) {
+    const value = Buffer.from(JSON.stringify(form)).toString('base64url');
+    if (value.length > FORM_COOKIE_MAX) return;
+    this.setCookie(FORM_COOKIE, value, { path: '/', httpOnly: true, sameSite: 'lax', secure, signed: true });
+  });
+  app.decorateReply('takeFlashForm', function () {
+    const raw = this.request.cookies[FORM_COOKIE];
+    if (raw === undefined) return null;
+    this.clearCookie(FORM_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure, signed: true });
+    return decodeForm(raw, (v) => this.unsignCookie(v));
   });
   app.decorateReply('takeMessages', function () {
     const state = pending(this);

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { h, type VNode } from 'preact';
 import { render } from 'preact-render-to-string';
-import type { SessionUser } from './deps.js';
+import type { RestoredForm, SessionUser } from './deps.js';
 import type { Message } from './deps.js';
 
 /** What every page needs from the request: who is logged in, the messages to show, where it is. */
@@ -11,6 +11,8 @@ export interface PageContext {
   path: string;
   idleMinutes: number;
   requestId: string;
+  /** a form posted after its session ended, to fill on this page (decision 0110) */
+  restoredForm?: RestoredForm | null;
 }
 
 export function pageContext(request: FastifyRequest, reply: FastifyReply): PageContext {
@@ -20,6 +22,7 @@ export function pageContext(request: FastifyRequest, reply: FastifyReply): PageC
     path: request.url.split('?')[0] ?? '/',
     idleMinutes: request.server.deps.config.sessionIdleMinutes,
     requestId: String(request.id),
+    restoredForm: request.restoredForm ?? reply.takeFlashForm(),
   };
 }
 

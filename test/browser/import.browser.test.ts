@@ -38,7 +38,7 @@ test('a person imports the clinic spreadsheet: a bad file first, then the previe
   await page.getByRole('button', { name: 'Confirmar la importación' }).click();
   // A row was left out: the import page, with the row to download, fix and import again.
   await page.waitForURL('**/patients/import/#filas-omitidas');
-  assert.match((await page.locator('[data-message-level="success"]').textContent()) ?? '', /1 pacientes creados, 1 filas omitidas/);
+  assert.match((await page.locator('[data-message-level="success"]').textContent()) ?? '', /1 paciente creado, 1 fila omitida/);
   await page.getByRole('link', { name: 'Descargar la fila omitida de «clinica.csv» (CSV)' }).waitFor();
   await page.goto('/patients/');
   await page.getByRole('searchbox').fill('navegador');

@@ -10,13 +10,15 @@ export function AuditChanges({
   changes,
   timeZone,
   ciclos,
+  actor = null,
 }: {
   entityType: string | null;
   changes: string | null;
   timeZone: string;
   ciclos?: CycleNumbers;
+  actor?: { id: number | null; username: string | null } | null;
 }) {
-  const parsed = readableChanges(entityType, changes, timeZone, undefined, ciclos);
+  const parsed = readableChanges(entityType, changes, timeZone, undefined, ciclos, actor);
   if (parsed.fields.length === 0 && parsed.details.length === 0) return <span class="muted">—</span>;
   return (
     <ul class="audit-changes">
@@ -84,7 +86,7 @@ export function AuditCells({ entry, timeZone, time }: { entry: Omit<AuditListRow
         )}
       </td>
       <td data-label="Cambios">
-        <AuditChanges entityType={entry.entity_type} changes={entry.changes} timeZone={timeZone} ciclos={entry.ciclos} />
+        <AuditChanges entityType={entry.entity_type} changes={entry.changes} timeZone={timeZone} ciclos={entry.ciclos} actor={{ id: entry.user_id, username: entry.username }} />
       </td>
     </>
   );

@@ -69,8 +69,8 @@ export function AuditPage({ ctx, entries, values, users, nextCursor, isFirstPage
           <input id="id_registro" name="registro" inputMode="numeric" value={values.registro} maxLength={10} />
         </div>
         <div class="field">
-          <label for="id_paciente">N.º de paciente</label>
-          <input id="id_paciente" name="paciente" inputMode="numeric" value={values.paciente} maxLength={10} />
+          <label for="id_paciente">Paciente (n.º, documento o nombre)</label>
+          <input id="id_paciente" name="paciente" type="search" value={values.paciente} maxLength={200} />
         </div>
         <div class="field">
           <label for="id_desde">Desde</label>

@@ -2,6 +2,7 @@ import type { CapitaByEntidad, GroupCount, LimitIngreso, StatusCounts } from '..
 import { ENTIDADES_SALUD, PROGRAMAS, labelOf } from '../../patients/patient.rules.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { formatCop } from '../../shared/decimal.js';
+import { countOf } from '../../shared/text.js';
 import { MesCapitaChart } from './chart.js';
 
 const MESES = ['enero', 'febrero', 'marzo', 'abril', 'mayo', 'junio', 'julio', 'agosto', 'septiembre', 'octubre', 'noviembre', 'diciembre'];
@@ -138,7 +139,7 @@ export function DashboardSummary({ data }: { data: DashboardData }) {
               <tr data-key={r.entidad}>
                 <th scope="row">{labelOf(ENTIDADES_SALUD, r.entidad)}</th>
                 <td>{String(r.pacientes)}</td>
-                <td data-value={String(r.total)}>{formatCop(r.total)}</td>
+                <td class="money" data-value={String(r.total)}>{formatCop(r.total)}</td>
               </tr>
             ))}
           </tbody>
@@ -146,7 +147,7 @@ export function DashboardSummary({ data }: { data: DashboardData }) {
             <tr>
               <th scope="row">Total</th>
               <td>{String(capitaPacientes)}</td>
-              <td data-value={String(capitaTotal)}>{formatCop(capitaTotal)}</td>
+              <td class="money" data-value={String(capitaTotal)}>{formatCop(capitaTotal)}</td>
             </tr>
           </tfoot>
         </table>
@@ -215,7 +216,7 @@ export function DashboardLists({ data }: { data: DashboardData }) {
         <p class="muted">
           {data.atLimit.total === 0
             ? 'Ningún ingreso abierto ha llegado al mes 18.'
-            : `${data.atLimit.total} ingreso(s) abierto(s) han llegado al límite de 18 meses y requieren revisión.`}
+            : `${data.atLimit.total === 1 ? '1 ingreso abierto ha llegado' : `${countOf(data.atLimit.total, 'ingreso abierto', 'ingresos abiertos')} han llegado`} al límite de 18 meses y requieren revisión.`}
         </p>
         {data.atLimit.rows.length > 0 && (
           <table class="table" data-table="limite">
@@ -255,7 +256,7 @@ export function DashboardLists({ data }: { data: DashboardData }) {
           <p class="muted">
             {data.staleMonitoring.total === 0
               ? 'Todos los pacientes activos tienen un monitoreo reciente.'
-              : `${data.staleMonitoring.total} paciente(s) con ingreso ACTIVO sin registro de monitoreo en los últimos 90 días.`}
+              : `${countOf(data.staleMonitoring.total, 'paciente', 'pacientes')} con ingreso ACTIVO sin registro de monitoreo en los últimos 90 días.`}
           </p>
           {data.staleMonitoring.rows.length > 0 && (
             <table class="table" data-table="sin-monitoreo">

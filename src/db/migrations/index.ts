@@ -28,6 +28,7 @@ import * as ripsRecords from './20261127_0200_rips_records.js';
 import * as ripsSettings from './20261127_0210_rips_settings.js';
 import * as agenda from './20261127_0250_agenda.js';
 import * as contactConsent from './20261127_0260_contact_consent.js';
+import * as pendingForms from './20261127_0300_pending_forms.js';
 import * as importSkippedRows from './20261127_0320_import_skipped_rows.js';
 import * as historyByEffectiveDate from './20261127_0350_history_by_effective_date.js';
 
@@ -62,6 +63,7 @@ export const migrations: Record<string, Migration> = {
   '20261127_0210_rips_settings': ripsSettings,
   '20261127_0250_agenda': agenda,
   '20261127_0260_contact_consent': contactConsent,
+  '20261127_0300_pending_forms': pendingForms,
   '20261127_0320_import_skipped_rows': importSkippedRows,
   '20261127_0350_history_by_effective_date': historyByEffectiveDate,
 };

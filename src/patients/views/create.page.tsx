@@ -2,7 +2,7 @@ import { ErrorSummary, type FieldErrors, type FormValues } from '../../web/field
 import { CsrfField, Layout } from '../../web/layout.js';
 import type { PageContext } from '../../web/render.js';
 import { formatDateEs } from '../../shared/dates.js';
-import { PATIENT_FORM_LABELS, PatientFields } from './patient-form.js';
+import { documentoHolderLink, PATIENT_FORM_LABELS, PatientFields } from './patient-form.js';
 import { OTHER_PERSON_FIELD } from '../patient.schema.js';
 
 
@@ -46,11 +46,13 @@ export function CreatePatientPage({
   values,
   errors,
   similar = [],
+  documentoHolder = null,
 }: {
   ctx: PageContext;
   values: FormValues;
   errors: FieldErrors;
   similar?: readonly SimilarPerson[];
+  documentoHolder?: { id: number; name: string } | null;
 }) {
   return (
     <Layout ctx={ctx} title="Nuevo paciente">
@@ -66,7 +68,7 @@ export function CreatePatientPage({
         <CsrfField />
         <ErrorSummary errors={errors} labels={PATIENT_FORM_LABELS} intro="Revise los campos marcados: no se guardó nada." />
         {similar.length > 0 && <SimilarPeopleWarning similar={similar} />}
-        <PatientFields values={values} errors={errors} />
+        <PatientFields values={values} errors={errors} errorLinks={documentoHolderLink(documentoHolder)} />
         <div class="actions">
           <button type="submit" class="button primary">
             Guardar paciente

@@ -15,7 +15,7 @@ import {
   ZONAS,
 } from '../patient.rules.js';
 import type { PatientRow } from '../patient.table.js';
-import { PATIENT_FORM_LABELS, PatientFields } from './patient-form.js';
+import { documentoHolderLink, PATIENT_FORM_LABELS, PatientFields } from './patient-form.js';
 import type { ReferralCycle, ReferralMeasures } from '../referral.repository.js';
 import { ReferralSheet } from './referral.js';
 import { cycleName } from '../../ingresos/cycle-number.js';
@@ -51,7 +51,7 @@ const SECTIONS = [
  * The record: the patient's data, the current Ingreso and the edit form. Without a posted form it depends on the
  * data and the day alone, and is rendered once per version (decision 0016).
  */
-export function PatientRecord({ detail, values, errors }: { detail: PatientDetail; values: FormValues; errors: FieldErrors }) {
+export function PatientRecord({ detail, values, errors, documentoHolder = null }: { detail: PatientDetail; values: FormValues; errors: FieldErrors; documentoHolder?: { id: number; name: string } | null }) {
   const { patient: p, ingreso } = detail;
   const estaActivo = ingreso !== null;
   const rows: [string, string][] = [
@@ -158,7 +158,7 @@ export function PatientRecord({ detail, values, errors }: { detail: PatientDetai
         <form method="post" action={`/patients/${p.id}/`} novalidate class="patient-form">
           <CsrfField />
           <ErrorSummary errors={errors} labels={PATIENT_FORM_LABELS} intro="Revise los campos marcados: no se guardó ningún cambio." />
-          <PatientFields values={values} errors={errors} />
+          <PatientFields values={values} errors={errors} errorLinks={documentoHolderLink(documentoHolder)} />
           <div class="actions">
             <button type="submit" class="button primary">
               Guardar cambios

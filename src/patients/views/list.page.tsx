@@ -1,3 +1,4 @@
+import { countOf } from '../../shared/text.js';
 import { MES_CAPITA_MAX } from '../../ingresos/ingreso.rules.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { SelectField } from '../../web/fields.js';
@@ -14,7 +15,7 @@ export function countText(total: number, singular: string, plural: string): stri
 }
 
 /** GET /patients/: everything the list page shows inside the layout; it depends on the filters and the data alone. */
-export function PatientListContent({ filters, result }: { filters: ListQuery; result: PatientSearchResult }) {
+export function PatientListContent({ filters, result, notActive = 0 }: { filters: ListQuery; result: PatientSearchResult; notActive?: number }) {
   const filterValues = { query_search: filters.query, mes_filtro: filters.mesFiltro === null ? '' : String(filters.mesFiltro) };
   const filtered = filters.query !== '' || filters.mesFiltro !== null;
   return (
@@ -63,6 +64,15 @@ export function PatientListContent({ filters, result }: { filters: ListQuery; re
           {filtered
             ? 'Ningún paciente activo coincide con la búsqueda. Revise el texto o quite los filtros.'
             : 'Aún no hay pacientes con un ingreso activo. Use «Nuevo paciente» para registrar el primero.'}
+          {notActive > 0 && (
+            <>
+              {' '}
+              <span data-not-active={String(notActive)}>
+                {notActive === 1 ? '1 paciente sin ciclo activo (suspendido o terminado) sí coincide' : `${countOf(notActive, 'paciente', 'pacientes')} sin ciclo activo (suspendidos o terminados) sí coinciden`}
+                : <a href={listUrl('/patients/follow', { query_search: filters.query })}>{notActive === 1 ? 'verlo en Seguimiento' : 'verlos en Seguimiento'}</a>.
+              </span>
+            </>
+          )}
         </p>
       ) : (
         <div class="table-wrap" tabIndex={0} role="region" aria-label="Pacientes activos">
@@ -98,7 +108,10 @@ export function PatientListContent({ filters, result }: { filters: ListQuery; re
                   <td data-label="Mes" data-mes-capita={r.mes_capita === null ? undefined : String(r.mes_capita)}>{r.mes_capita ?? '—'}</td>
                   <td data-label="Inicio">{r.fecha_inicio ? formatDateEs(r.fecha_inicio) : '—'}</td>
                   <td data-label="Acciones" class="row-actions">
-                    <a href={`/patients/${r.id}/`}>Ficha</a> · <a href={`/exams/${r.id}/`}>Vista clínica</a>
+                    {/* One element: on a phone the cell is a grid of its label and its content (a bare «·» took a line). */}
+                    <span class="links-inline">
+                      <a href={`/patients/${r.id}/`}>Ficha</a> · <a href={`/exams/${r.id}/`}>Vista clínica</a>
+                    </span>
                   </td>
                 </tr>
               ))}

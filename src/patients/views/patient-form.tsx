@@ -1,6 +1,6 @@
 import { DEPARTAMENTOS, municipiosOf } from '../divipola.js';
 import type { Choice } from '../patient.rules.js';
-import { SelectField, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { SelectField, TextField, type ErrorLink, type FieldErrors, type FormValues } from '../../web/fields.js';
 import { DIVIPOLA_CATALOGUE_URL } from '../divipola.catalogue.js';
 import { formLabel } from '../../shared/field-defs.js';
 import {
@@ -33,6 +33,25 @@ export const PATIENT_FORM_LABELS: Readonly<Record<string, string>> = Object.from
   PATIENT_FORM_SECTIONS.flatMap((section) => SECTION_FIELDS.get(section)!.map((name) => [name, L(name)])),
 );
 
+/**
+ * The order the form offers some choices in, for the browser's type-ahead (decision 0112): typing a letter twice
+ * goes to the second option starting with it, so «CC» lands on CC only when CE comes before it; «CE», «TI», «RC»,
+ * «PA» and «PE» match by their two letters. Each option starts with its code, the words after it.
+ */
+const TYPEAHEAD_ORDER: Readonly<Record<string, readonly string[]>> = {
+  tipo_documento: ['RC', 'TI', 'CE', 'CC', 'PA', 'PE'],
+};
+
+function inTypeaheadOrder(name: string, choices: readonly Choice<string | number>[]): readonly Choice<string | number>[] {
+  const order = TYPEAHEAD_ORDER[name];
+  if (!order) return choices;
+  const rank = (c: Choice<string | number>) => {
+    const i = order.indexOf(String(c.value));
+    return i === -1 ? order.length : i;
+  };
+  return [...choices].sort((a, b) => rank(a) - rank(b));
+}
+
 /** Options as strings, plus the posted value when it is not one of them, so an invalid choice is shown again. */
 function withPosted(choices: readonly Choice<string | number>[], posted: string): { value: string; label: string }[] {
   const list = choices.map((c) => ({ value: String(c.value), label: c.value === c.label ? c.label : `${c.value} · ${c.label}` }));
@@ -48,7 +67,7 @@ function Choose(props: { name: string; label: string; choices: readonly Choice<s
       values={props.values}
       errors={props.errors}
       required={props.required ?? true}
-      choices={withPosted(props.choices, props.values[props.name] ?? '')}
+      choices={withPosted(inTypeaheadOrder(props.name, props.choices), props.values[props.name] ?? '')}
     />
   );
 }
@@ -113,7 +132,7 @@ function PlaceSelect(props: {
 }
 
 /** One field as the field table describes it; departamento and ciudad are the place selects. */
-function PatientInput({ name, values, errors }: { name: PatientFieldName; values: FormValues; errors: FieldErrors }) {
+function PatientInput({ name, values, errors, errorLink }: { name: PatientFieldName; values: FormValues; errors: FieldErrors; errorLink?: ErrorLink | undefined }) {
   const def: PatientField<unknown> = PATIENT_FIELDS[name];
   if (name === 'departamento') {
     return <PlaceSelect name="departamento" label={L(name)} options={DEPARTAMENTOS} values={values} errors={errors} required={def.required} hint={def.form.hint} />;
@@ -136,12 +155,13 @@ function PatientInput({ name, values, errors }: { name: PatientFieldName; values
       required={def.required || undefined}
       maxLength={def.maxLength}
       hint={def.form.hint}
+      errorLink={errorLink}
     />
   );
 }
 
 /** Every field of the patient form, in the fieldsets a person scans: decisions §4. */
-export function PatientFields({ values, errors }: { values: FormValues; errors: FieldErrors }) {
+export function PatientFields({ values, errors, errorLinks = {} }: { values: FormValues; errors: FieldErrors; errorLinks?: Partial<Record<string, ErrorLink>> }) {
   return (
     <>
       {PATIENT_FORM_SECTIONS.map((section) => (
@@ -149,7 +169,7 @@ export function PatientFields({ values, errors }: { values: FormValues; errors: 
           <legend>{section}</legend>
           <div class="fields">
             {SECTION_FIELDS.get(section)!.map((name) => (
-              <PatientInput name={name} values={values} errors={errors} />
+              <PatientInput name={name} values={values} errors={errors} errorLink={errorLinks[name]} />
             ))}
           </div>
         </fieldset>
@@ -157,3 +177,7 @@ export function PatientFields({ values, errors }: { values: FormValues; errors: 
     </>
   );
 }
+
+/** The link beside «Ya existe un paciente con este documento»: the record that holds it (issue 29, point 8). */
+export const documentoHolderLink = (holder: { id: number; name: string } | null | undefined): Partial<Record<string, ErrorLink>> =>
+  holder ? { documento: { href: `/patients/${holder.id}/`, text: `Ver la ficha de ${holder.name} (n.º ${holder.id}).` } } : {};

@@ -1,6 +1,8 @@
-import { FormError, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { ErrorSummary, FormError, TextField, type FieldErrors, type FormValues } from '../../web/fields.js';
 import { CsrfField, Layout } from '../../web/layout.js';
 import type { PageContext } from '../../web/render.js';
+
+const SETUP_LABELS = { username: 'Usuario', password: 'Contraseña', password2: 'Repita la contraseña' } as const;
 
 export function LoginPage({ ctx, values, errors, next }: { ctx: PageContext; values: FormValues; errors: FieldErrors; next: string | null }) {
   return (
@@ -10,7 +12,8 @@ export function LoginPage({ ctx, values, errors, next }: { ctx: PageContext; val
         <p class="muted">Programa de apnea del sueño e insomnio.</p>
         <form method="post" action={next ? `/users/login/?next=${encodeURIComponent(next)}` : '/users/login/'} novalidate>
           <CsrfField />
-          <FormError errors={errors} />
+          {/* Takes the focus when the page opens (issue 29, point 8). */}
+          <FormError errors={errors} focus />
           <TextField name="username" label="Usuario" values={values} errors={errors} required maxLength={150} autocomplete="username" />
           <TextField name="password" label="Contraseña" type="password" values={{}} errors={errors} required maxLength={128} autocomplete="current-password" />
           <button type="submit" class="button primary">
@@ -48,7 +51,8 @@ export function SetupPage({ ctx, values, errors, token }: { ctx: PageContext; va
         <form method="post" action="/users/setup/" novalidate>
           <CsrfField />
           <input type="hidden" name="token" value={token} />
-          <FormError errors={errors} />
+          {/* Every problem at once, taking the focus when the page opens (issue 29, point 8). */}
+          <ErrorSummary errors={errors} labels={SETUP_LABELS} intro="Corrija lo siguiente para crear la cuenta:" />
           <TextField name="username" label="Usuario" values={values} errors={errors} required maxLength={150} autocomplete="username" />
           <TextField name="password" label="Contraseña" type="password" values={{}} errors={errors} required maxLength={128} hint="Al menos 12 caracteres, distinta del usuario." autocomplete="new-password" />
           <TextField name="password2" label="Repita la contraseña" type="password" values={{}} errors={errors} required maxLength={128} autocomplete="new-password" />

@@ -75,7 +75,7 @@ export function PasswordPage({
             <form method="post" action="/users/sessions/end-others/">
               <CsrfField />
               <button type="submit" class="button">
-                Cerrar las otras {others} sesiones
+                {others === 1 ? 'Cerrar la otra sesión' : `Cerrar las otras ${others} sesiones`}
               </button>
             </form>
           )}
