@@ -41,7 +41,7 @@ async function patientWithCycle(programa: 'PROGRAMA AOS' | 'PROGRAMA INSOMNIO' =
 
 const booking = (values: Partial<Record<string, string>>) =>
   validateForm(
-    { patient_id: '', tipo: 'CONTROL_CPAP', fecha: '2026-11-24', hora: '08:00', duracion_min: '30', profesional: String(profesional), recurso: '', ...values } as Record<string, string>,
+    { patient_id: '', tipo: 'CONTROL_CPAP', fecha: '2026-11-24', hora: '08:00', duracion_min: '30', profesional: String(profesional), recurso: '', ...values },
     bookingForm,
   );
 

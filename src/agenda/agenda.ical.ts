@@ -3,6 +3,7 @@
 // record. ical-generator is loaded on the first feed asked for (a rare request; see docs/conventions.md).
 import { startOfDayUtc } from '../shared/dates.js';
 import { initials, minutesOfDay } from './agenda.rules.js';
+import type * as IcalGenerator from 'ical-generator';
 
 export interface FeedVisit {
   id: number;
@@ -17,7 +18,7 @@ export interface FeedVisit {
   recurso: string | null;
 }
 
-let loaded: Promise<typeof import('ical-generator')> | null = null;
+let loaded: Promise<typeof IcalGenerator> | null = null;
 const loadIcal = () => (loaded ??= import('ical-generator'));
 
 export async function renderFeed(input: { visits: readonly FeedVisit[]; timeZone: string; lugar: string; host: string }): Promise<string> {

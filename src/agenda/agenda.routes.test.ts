@@ -20,7 +20,7 @@ after(async () => ctx.close());
 
 /** A patient whose cycle is opened through the follow page's form, so its plan is made. */
 async function patientWithPlan(overrides: Record<string, string> = {}, fechaInicio = '2026-11-20'): Promise<number> {
-  const p = await createPatient(ctx.db, overrides as never, { fechaInicio: null });
+  const p = await createPatient(ctx.db, overrides, { fechaInicio: null });
   const res = await client.post(`/patients/ingreso/nuevo/${p.id}/`, { fecha_inicio: fechaInicio, query_search: '', page: '' });
   assert.equal(res.status, 302);
   return p.id;
@@ -126,12 +126,12 @@ describe(`agenda pages on ${ENGINE}`, () => {
     const m = await ctx.db.selectFrom('citas').select('id').where('paciente_id', '=', missed).where('estado', '=', 'AGENDADA').executeTakeFirstOrThrow();
     await client.post(`/agenda/citas/${m.id}/no-asistio/`, {});
     // Active without any next visit: a cycle without a plan (inserted straight, as an old record).
-    const none = await createPatient(ctx.db, { ...marker, nombre: 'Nadie' } as never, { fechaInicio: '2026-11-01' });
+    const none = await createPatient(ctx.db, { ...marker, nombre: 'Nadie' }, { fechaInicio: '2026-11-01' });
     // CPAP: non-adherent download within 30 days (3 h 59 on 80 %), adherent one, and none in the first 90 days.
-    const low = await createPatient(ctx.db, { ...marker, nombre: 'Baja' } as never, { fechaInicio: '2026-06-01' });
-    const good = await createPatient(ctx.db, { ...marker, nombre: 'Buena' } as never, { fechaInicio: '2026-06-01' });
-    const never = await createPatient(ctx.db, { ...marker, nombre: 'Nunca' } as never, { fechaInicio: '2026-08-01' });
-    const young = await createPatient(ctx.db, { ...marker, nombre: 'Joven' } as never, { fechaInicio: '2026-09-01' });
+    const low = await createPatient(ctx.db, { ...marker, nombre: 'Baja' }, { fechaInicio: '2026-06-01' });
+    const good = await createPatient(ctx.db, { ...marker, nombre: 'Buena' }, { fechaInicio: '2026-06-01' });
+    const never = await createPatient(ctx.db, { ...marker, nombre: 'Nunca' }, { fechaInicio: '2026-08-01' });
+    const young = await createPatient(ctx.db, { ...marker, nombre: 'Joven' }, { fechaInicio: '2026-09-01' });
     const download = (ingresoId: number, horas: number, pct: number) =>
       ctx.db.insertInto('exam_records').values({ ingreso_id: ingresoId, kind: 'MONITOREO', fecha: '2026-11-10', registrado_por: userId, created_at: '2026-11-10T16:00:00.000Z', observaciones: null, tipo: 'DESCARGA_CPAP', iah: null, saturacion_minima: null, horas_uso_promedio: horas, porcentaje_noches_4h: pct, presion_cmh2o: null, fuga_lpm: null, tipo_sesion: null, numero_sesion: null, isi: null, epworth: null, nombre_examen: null, resultado: null, anulado_at: null, anulado_por: null, motivo_anulacion: null }).execute();
     await download(low.ingresoId!, 399, 8000);

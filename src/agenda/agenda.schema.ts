@@ -75,7 +75,7 @@ export const attendForm = z.object({ exam_record_id: optionalId(AGENDA_MSG.examO
 /** The day view's query: a day (today when absent or malformed), and optionally one professional or resource's week. */
 export function parseAgendaQuery(query: unknown, today: string): { fecha: string; profesional: number | null; recurso: number | null; semana: boolean } {
   const q = (query ?? {}) as Record<string, unknown>;
-  const str = (k: string) => (typeof q[k] === 'string' ? (q[k] as string).trim() : '');
+  const str = (k: string) => (typeof q[k] === 'string' ? (q[k]).trim() : '');
   return {
     fecha: parseIsoDate(str('fecha')) ?? today,
     profesional: parseId(str('profesional')),

@@ -11,6 +11,7 @@ import { validateForm } from '../../src/web/form.js';
 import { createPatient } from '../fixtures/patient.fixtures.js';
 import { createUser } from '../helpers.js';
 import { startBrowserTest, type BrowserContext } from './harness.js';
+import type * as AxeCore from 'axe-core';
 
 const AXE_SOURCE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 let b: BrowserContext;
@@ -42,7 +43,7 @@ async function problemsOf(page: Page): Promise<string[]> {
   const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
   if (scrollWidth > innerWidth) out.push(`scrolls sideways: ${scrollWidth} > ${innerWidth}`);
   const violations = await page.evaluate(async () => {
-    const { axe } = window as unknown as { axe: typeof import('axe-core') };
+    const { axe } = window as unknown as { axe: typeof AxeCore };
     const result = await axe.run(document, { resultTypes: ['violations'] });
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
   });

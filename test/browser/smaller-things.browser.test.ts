@@ -12,6 +12,7 @@ import { createPatient } from '../fixtures/patient.fixtures.js';
 import { createUser } from '../helpers.js';
 import { csvFile, patientRow } from '../imports/import-helpers.js';
 import { loggedInPage, startBrowserTest, type BrowserContext } from './harness.js';
+import type * as AxeCore from 'axe-core';
 
 const AXE_SOURCE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const DESKTOP = { width: 1366, height: 900 };
@@ -28,7 +29,7 @@ after(async () => {
 /** The serious or critical axe violations of the page (rules given, or all); axe is put in by the context's init script. */
 async function axeProblems(page: Page, rules?: string[]): Promise<string[]> {
   return page.evaluate(async (only) => {
-    const { axe } = window as unknown as { axe: typeof import('axe-core') };
+    const { axe } = window as unknown as { axe: typeof AxeCore };
     const result = await axe.run(document, { resultTypes: ['violations'], ...(only ? { runOnly: only } : {}) });
     return result.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')

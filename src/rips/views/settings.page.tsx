@@ -55,8 +55,8 @@ export function RipsSettingsPage({ ctx, settings, entidades, catalogue, posted }
         <h2>Entidades de salud</h2>
         {entidades.map((e) => {
           const mine = posted?.form === 'entidad' && posted.entidad === e.entidad_salud;
-          const v = mine ? posted!.values : { entidad_salud: e.entidad_salud, nombre: e.nombre, codigo: e.codigo };
-          const err = mine ? posted!.errors : {};
+          const v = mine ? posted.values : { entidad_salud: e.entidad_salud, nombre: e.nombre, codigo: e.codigo };
+          const err = mine ? posted.errors : {};
           return (
             <form method="post" action="/users/rips/entidad/" novalidate data-entidad={e.entidad_salud}>
               <CsrfField />
