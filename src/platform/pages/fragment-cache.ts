@@ -20,6 +20,9 @@ export class FragmentCache<T extends { readonly bytes: number }> {
   private readonly entries = new Map<string, Entry<T>>();
   private bytes = 0;
   private latest: string | null = null;
+  /** Requests served from an entry, and requests that computed one (the benchmark's hit rate). */
+  hits = 0;
+  misses = 0;
 
   constructor(
     private readonly maxBytes: number,
@@ -34,12 +37,14 @@ export class FragmentCache<T extends { readonly bytes: number }> {
     }
     const hit = this.entries.get(key);
     if (hit?.version === version) {
+      this.hits++;
       // Most recently used last: Map keeps insertion order.
       this.entries.delete(key);
       this.entries.set(key, hit);
       return hit.value;
     }
     if (hit !== undefined) this.forget(key, hit);
+    this.misses++;
     const entry: Entry<T> = { version, value: compute(), bytes: undefined };
     this.entries.set(key, entry);
     entry.value.then(
