@@ -24,6 +24,7 @@ import * as passwordGeneration from './20261126_0150_password_generation.js';
 import * as loginThrottle from './20261126_0151_login_throttle.js';
 import * as dateRulesOnEveryWrite from './20261126_0160_date_rules_on_every_write.js';
 import * as trailPatientTriggerOwnedBySync from './20261126_0170_trail_patient_trigger_owned_by_sync.js';
+import * as patientTotal from './20261127_0340_patient_total.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_0151_login_throttle': loginThrottle,
   '20261126_0160_date_rules_on_every_write': dateRulesOnEveryWrite,
   '20261126_0170_trail_patient_trigger_owned_by_sync': trailPatientTriggerOwnedBySync,
+  '20261127_0340_patient_total': patientTotal,
 };
