@@ -322,6 +322,12 @@ async function verifyDerived(db: Kysely<any>, engine: Engine, checkForeignKeys: 
            where coalesce(c.n, 0) <> coalesce(e.n, 0)`,
     ]);
   }
+  if (tables.has('patient_total')) {
+    checks.push([
+      'patient_total (pacientes en total)',
+      sql`select case when (select coalesce(sum(n), 0) from patient_total) = (select count(*) from patients) then 0 else 1 end as n`,
+    ]);
+  }
   for (const c of COUNTERS.filter((c) => tables.has(c.table))) {
     checks.push([`${c.table} (contadores del tablero)`, sql.raw<{ n: number | string }>(countersDifferingFromRows(c))]);
   }
