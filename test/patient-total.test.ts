@@ -21,7 +21,7 @@ describe('patient_total: every patient counted without a scan', () => {
   it('follows every patient created and deleted, and gives the list of all patients its pages', async () => {
     const db = t.handle.db;
     assert.equal(await total(db), 0);
-    const made = [];
+    const made: { id: number }[] = [];
     for (let i = 0; i < 23; i++) made.push(await createPatient(db, { apellido: `Total ${String(i).padStart(2, '0')}` }, { fechaInicio: i % 2 ? null : '2026-11-01' }));
     assert.equal(await total(db), 23);
     // The follow page's list: every patient, active or not.
