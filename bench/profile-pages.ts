@@ -44,6 +44,7 @@ if (handle.engine === 'sqlite') {
     const original = proto[m];
     proto[m] = function (this: unknown, ...a: unknown[]) {
       meter.statements++;
+      if (process.env.PROFILE_PRINT_SQL) console.log('  sql:', String((this as any).source).replace(/\s+/g, ' ').slice(0, 160));
       const t = cpuNow();
       try {
         return original.apply(this, a);
@@ -57,6 +58,7 @@ if (handle.engine === 'sqlite') {
   const original = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: unknown, ...a: unknown[]) {
     meter.statements++;
+    if (process.env.PROFILE_PRINT_SQL) console.log('  sql:', String((a[0] as any)?.text ?? a[0]).replace(/\s+/g, ' ').slice(0, 160));
     const t = cpuNow();
     try {
       return original.apply(this, a);

@@ -7,6 +7,7 @@ import { isUniqueViolation } from '../db/errors.js';
 import { insertRowReturningId } from '../platform/writes/prepared.js';
 import { conflict } from '../shared/domain-error.js';
 import { mesCapita, mesFiltroRange } from '../ingresos/ingreso.rules.js';
+import type { IngresoRow } from '../ingresos/ingreso.table.js';
 import type { NewPatientRow, PatientRow, PatientUpdate } from './patient.table.js';
 import { searchWords } from './patient.rules.js';
 
@@ -18,6 +19,32 @@ export const DOCUMENTO_TAKEN = 'patient.documento_taken';
 
 export async function findPatientById(db: Executor, id: number): Promise<PatientRow | undefined> {
   return db.selectFrom('patients').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The columns of an Ingreso, read beside its patient's (findPatientWithActiveIngreso). */
+const INGRESO_COLUMNS = ['id', 'paciente_id', 'fecha_inicio', 'fecha_fin', 'estado', 'motivo', 'created_at', 'updated_at'] as const satisfies readonly (keyof IngresoRow)[];
+
+/**
+ * The patient and their ACTIVO Ingreso (null when none) in one statement: the record page and the clinical view
+ * read both first, and one round trip fewer is what an uncached page of one patient saves most on PostgreSQL
+ * (issue 30, decision 0123).
+ */
+export async function findPatientWithActiveIngreso(db: Executor, id: number): Promise<{ patient: PatientRow; ingreso: IngresoRow | null } | undefined> {
+  const row = await db
+    .selectFrom('patients as p')
+    .leftJoin('ingresos as i', (join) => join.onRef('i.paciente_id', '=', 'p.id').on('i.estado', '=', 'ACTIVO'))
+    .selectAll('p')
+    .select(INGRESO_COLUMNS.map((c) => `i.${c} as ingreso__${c}` as const))
+    .where('p.id', '=', id)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  const patient: Record<string, unknown> = {};
+  const ingreso: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) {
+    if (k.startsWith('ingreso__')) ingreso[k.slice('ingreso__'.length)] = v;
+    else patient[k] = v;
+  }
+  return { patient: patient as PatientRow, ingreso: ingreso.id === null || ingreso.id === undefined ? null : (ingreso as IngresoRow) };
 }
 
 /** Inserts a patient (derived columns included by the caller); the DOCUMENTO_TAKEN domain error on a duplicate key. */
