@@ -77,7 +77,7 @@ const app: FastifyInstance = await buildApp({
   logger: false,
   sqliteFile: handle.sqliteFile,
   keepPages: args['keep-pages'] ?? false,
-} as any);
+});
 await app.ready();
 
 let cookie = '';

@@ -14,7 +14,7 @@ describe('bench:data fast load: the triggers it skips', () => {
   let db: Kysely<any>;
   before(async () => {
     t = await createTestDatabase();
-    db = t.handle.db as unknown as Kysely<any>;
+    db = t.handle.db;
   });
   after(async () => t.drop());
 
