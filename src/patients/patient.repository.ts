@@ -23,6 +23,7 @@ export async function findPatientById(db: Executor, id: number): Promise<Patient
 
 /** The columns of an Ingreso, read beside its patient's (findPatientWithActiveIngreso). */
 const INGRESO_COLUMNS = ['id', 'paciente_id', 'fecha_inicio', 'fecha_fin', 'estado', 'motivo', 'created_at', 'updated_at'] as const satisfies readonly (keyof IngresoRow)[];
+const INGRESO_SELECT = sql.raw(INGRESO_COLUMNS.map((c) => `i.${c} as ingreso__${c}`).join(', '));
 
 /**
  * The patient and their ACTIVO Ingreso (null when none) in one statement: the record page and the clinical view
@@ -30,21 +31,19 @@ const INGRESO_COLUMNS = ['id', 'paciente_id', 'fecha_inicio', 'fecha_fin', 'esta
  * (issue 30, decision 0123).
  */
 export async function findPatientWithActiveIngreso(db: Executor, id: number): Promise<{ patient: PatientRow; ingreso: IngresoRow | null } | undefined> {
-  const row = await db
-    .selectFrom('patients as p')
-    .leftJoin('ingresos as i', (join) => join.onRef('i.paciente_id', '=', 'p.id').on('i.estado', '=', 'ACTIVO'))
-    .selectAll('p')
-    .select(INGRESO_COLUMNS.map((c) => `i.${c} as ingreso__${c}` as const))
-    .where('p.id', '=', id)
-    .executeTakeFirst();
+  // Raw SQL: the builder's tree for a join with eight aliased columns costs more to build and compile than the
+  // second statement it saves. 'ACTIVO' written in the statement: bound as a parameter, SQLite takes 64 µs instead
+  // of 22 for this read at 100,000 patients (the two reads apart: 34).
+  const { rows } = await sql<Record<string, unknown>>`select p.*, ${INGRESO_SELECT} from patients as p
+    left join ingresos as i on i.paciente_id = p.id and i.estado = 'ACTIVO' where p.id = ${id}`.execute(db);
+  const row = rows[0];
   if (row === undefined) return undefined;
-  const patient: Record<string, unknown> = {};
   const ingreso: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(row)) {
-    if (k.startsWith('ingreso__')) ingreso[k.slice('ingreso__'.length)] = v;
-    else patient[k] = v;
+  for (const c of INGRESO_COLUMNS) {
+    ingreso[c] = row[`ingreso__${c}`];
+    delete row[`ingreso__${c}`];
   }
-  return { patient: patient as PatientRow, ingreso: ingreso.id === null || ingreso.id === undefined ? null : (ingreso as IngresoRow) };
+  return { patient: row as PatientRow, ingreso: ingreso.id === null || ingreso.id === undefined ? null : (ingreso as IngresoRow) };
 }
 
 /** Inserts a patient (derived columns included by the caller); the DOCUMENTO_TAKEN domain error on a duplicate key. */
