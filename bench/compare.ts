@@ -1,5 +1,8 @@
 // npm run bench:compare -- --base DIR [--base-database URL] [--database URL] [--rounds N] [--duration S] [--only a,b]
-//                          [--instructions [--requests N] [--warm-up N]]
+//                          [--instructions [--requests N] [--warm-up N]] [--ids N]
+//
+// A page with {id} or {page:N} is uncached: each request draws another patient id (1 to --ids, 100,000 by default)
+// or page number (1 to N), so it measures a page's own cost, not the kept pages'.
 //
 // The code of this checkout against another checkout of the project (`--base`, with its own node_modules and the
 // bench harness of issue 6 or later), each serving its own copy of the same generated data, both servers up at
@@ -43,8 +46,20 @@ const PAGES = [
   '/dashboard/',
   '/patients/1234/',
   '/exams/1234/',
+  // Uncached (issue 30): each request another patient or page ({id}: 1 to --ids; {page:N}: 1 to N).
+  '/patients/{id}/',
+  '/exams/{id}/',
+  '/patients/?page={page:8000}',
+  '/patients/follow?page={page:10000}',
   'create',
 ];
+
+let idsUpTo = 100_000;
+/** A path of `page`, its {id} and {page:N} drawn at random: every request of an uncached page another one. */
+const draw = (page: string): string =>
+  page.replace(/\{id\}/g, () => String(randomInt(1, idsUpTo + 1))).replace(/\{page:(\d+)\}/g, (_, n: string) => String(randomInt(1, Number(n) + 1)));
+/** The paths wrk requests in turn for one run: the page itself, or 50,000 draws of it. */
+const pathsOf = (page: string): string[] => (page.includes('{') ? Array.from({ length: 50_000 }, () => draw(page)) : [page]);
 
 interface Side {
   label: 'base' | 'this';
@@ -137,7 +152,7 @@ async function runOnce(side: Side, page: string, seconds: number): Promise<Run> 
     p99 = res.latency.p99;
     failed = res['2xx'] + res['4xx'] + res['5xx'] + res.errors + res.timeouts;
   } else {
-    const w = await runWrk(side.base, [page], { seconds, connections: 32, headers: { cookie: side.cookie() }, expect: 200 });
+    const w = await runWrk(side.base, pathsOf(page), { seconds, connections: 32, headers: { cookie: side.cookie() }, expect: 200 });
     requests = w.expected;
     wall = w.seconds;
     p99 = w.p99Ms;
@@ -155,7 +170,10 @@ type Count = {
 
 /** `amount` requests of one page, 4 at a time: the responses expected, the others, and the bytes received. */
 async function load(side: Side, page: string, amount: number): Promise<{ answered: number; failed: number; bytes: number }> {
-  const request = page === 'create' ? createRequest(side) : { method: 'GET' as const, path: page, headers: { cookie: side.cookie() } };
+  const request =
+    page === 'create'
+      ? createRequest(side)
+      : { method: 'GET' as const, path: draw(page), headers: { cookie: side.cookie() }, ...(page.includes('{') ? { setupRequest: (r: any) => ({ ...r, path: draw(page) }) } : {}) };
   const res = await new Promise<autocannon.Result>((resolve, reject) =>
     autocannon({ url: side.base, connections: 4, amount, timeout: 120, requests: [request] }, (err, r) => (err ? reject(err) : resolve(r))),
   );
@@ -192,8 +210,10 @@ async function main(): Promise<void> {
       instructions: { type: 'boolean', default: false },
       requests: { type: 'string', default: '300' },
       'warm-up': { type: 'string' },
+      ids: { type: 'string' },
     },
   });
+  if (args.ids !== undefined) idsUpTo = Number(args.ids);
   if (!args.base) fail('Uso: npm run bench:compare -- --base DIR [--base-database URL] [--database URL] [--rounds N] [--duration S] [--only a,b] [--instructions [--requests N] [--warm-up N]]');
   const url = databaseUrlFrom(args.database);
   const baseUrl = args['base-database'] ?? url;
@@ -247,7 +267,14 @@ async function main(): Promise<void> {
     for (const side of sides) await side.stop();
   }
   const out = path.join(ROOT, 'bench', 'results', `${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}-compare${instructions ? '-instructions' : ''}.json`);
-  const commitOf = (dir: string) => execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  // A base unpacked from an archive (git archive) is no repository: its commit is then unknown here.
+  const commitOf = (dir: string) => {
+    try {
+      return execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    } catch {
+      return 'unknown';
+    }
+  };
   writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), base: commitOf(path.resolve(args.base)), this: commitOf(ROOT), rounds, ...(instructions ? { requests } : { seconds }), runs }, null, 2));
   console.log(`medians of ${rounds} runs each, alternated; every run in ${path.relative(ROOT, out)}`);
   if (failures > 0) fail(`${failures} requests failed or answered an unexpected status`);

@@ -9,8 +9,8 @@
 // (activo_desde, ultimo_monitoreo); the Ingresos (final), exam records, history and audit rows are then written
 // without triggers (`session_replication_role = replica`, in the batch's transaction only), which removes every
 // intermediate version of the patient row those triggers would write (on PostgreSQL each is a new row version
-// in every index of patients). Only the insert triggers listed in SKIPPED_INSERT_TRIGGERS are skipped that way:
-// with any other, the load takes the slow path. Either way, verifyDerived checks afterwards, in SQL, that the
+// in every index of patients). Only the insert triggers in SKIPPED_INSERT_TRIGGERS (bench/load-triggers.ts, derived
+// from the migrations and the table registry) are skipped that way: with any other, the load takes the slow path. Either way, verifyDerived checks afterwards, in SQL, that the
 // derived columns and counters equal what the triggers compute and that every foreign key holds.
 
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -19,7 +19,6 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { openDatabase, type Engine } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { COUNTERS, countersDifferingFromRows, recount } from '../src/db/migrations/20261125_0070_dashboard_counters.js';
-import { DATE_RULE_TRIGGERS } from '../src/db/migrations/20261126_0160_date_rules_on_every_write.js';
 import { countDateViolations } from '../src/ingresos/date-violations.repository.js';
 import { addDays, todayIn } from '../src/shared/dates.js';
 import { patientDerivedColumns } from '../src/patients/patient.rules.js';
@@ -38,6 +37,7 @@ import {
   tableNames,
 } from './common.js';
 import { EXAM_COLUMNS, EXAM_TABLE, examRecord } from './exams.js';
+import { SKIPPED_INSERT_TRIGGERS, UNTRIGGERED_TABLES, unknownInsertTriggers } from './load-triggers.js';
 import { openWriter, type Value, type Writer } from './writer.js';
 import {
   celular,
@@ -284,62 +284,6 @@ async function nextIds(db: Kysely<any>, tables: string[]): Promise<Ids> {
   return new Ids(next);
 }
 
-/** Tables written without triggers in the fast path. The patients are always inserted with their triggers. */
-const UNTRIGGERED_TABLES = ['ingresos', EXAM_TABLE, 'ingreso_historial', 'audit_log'];
-
-/**
- * The fast path on PostgreSQL writes everything but the patients without triggers (foreign-key checks included):
- * the rows are final, so what a trigger on INSERT into these tables would do must already be done. These are the
- * triggers on INSERT that the generator knows, and how each one's effect is reproduced:
- */
-const SKIPPED_INSERT_TRIGGERS: Record<string, string> = {
-  // migration 0010: patients.activo_desde, written final with the patient (checked by verifyDerived).
-  'ingresos.ingresos_sync_activo_desde': 'patients.activo_desde',
-  // decision 0023: statement-level bumps of the tables' versions, whose values carry no meaning: a database made
-  // by the generator starts with no page rendered.
-  'ingresos.ingresos_table_version': 'table_versions',
-  'ingreso_historial.ingreso_historial_table_version': 'table_versions',
-  'exam_records.exam_records_table_version': 'table_versions',
-  // decisions 0049 and 0051: the patients' counters, whose values carry no meaning either.
-  'ingresos.ingresos_patient_version': 'patient_versions',
-  'ingreso_historial.ingreso_historial_patient_version': 'patient_versions',
-  'exam_records.exam_records_patient_version': 'patient_versions',
-  'audit_log.audit_log_patient_version': 'patient_versions',
-  // migration 0003: records only on an ACTIVO Ingreso; the records of a cycle are dated inside it, and with
-  // triggers they are inserted while it is ACTIVO (the slow path proves it on every run).
-  'exam_records.exam_records_insert_activo': 'guard',
-  // migration 0021: patients.ultimo_monitoreo, written final with the patient (checked by verifyDerived).
-  'exam_records.exam_records_monitoreo_insert': 'patients.ultimo_monitoreo',
-  // migration 0070: the dashboard's counters of open Ingresos and of cycles per month, recounted from the rows
-  // after the load (recount; checked by verifyDerived).
-  'ingresos.ingresos_open_counts_insert_delete': 'dashboard_open_counts',
-  'ingresos.ingresos_cycle_counts_insert_delete': 'dashboard_cycle_counts',
-  // migration 0160 (decision 0063): the date rules' guards on insert, taken from the migration's own list. They
-  // only refuse; verifyDerived checks every stored row against the rules (the administrators' list's queries).
-  ...dateRuleGuardsOn(UNTRIGGERED_TABLES),
-};
-
-/** The date rules' insert guards on the given tables, as entries of SKIPPED_INSERT_TRIGGERS. */
-function dateRuleGuardsOn(tables: readonly string[]): Record<string, string> {
-  const guards = DATE_RULE_TRIGGERS.filter((t) => t.event === 'insert' && tables.includes(t.table));
-  return Object.fromEntries(guards.map((t) => [`${t.table}.${t.name}`, 'date rules']));
-}
-
-/**
- * Triggers that fire on INSERT into the tables of the fast path and that the generator does not know (a new
- * migration's): their effect would be missed, so the load must keep every trigger. Update- and delete-only
- * triggers do not matter (the fast path only inserts); foreign keys are checked after the load instead.
- */
-async function unknownInsertTriggers(db: Kysely<any>): Promise<string[]> {
-  const rows = await sql<{ name: string; enabled: string }>`
-    select c.relname || '.' || t.tgname as name, t.tgenabled as enabled
-      from pg_trigger t join pg_class c on c.oid = t.tgrelid
-     where not t.tgisinternal and (t.tgtype & 4) <> 0
-       and c.relnamespace = current_schema()::regnamespace and c.relname = any(${UNTRIGGERED_TABLES})`.execute(db);
-  // An ENABLE REPLICA trigger fires only in the mode the fast path uses: not known either.
-  return rows.rows.filter((t) => !(t.name in SKIPPED_INSERT_TRIGGERS) || t.enabled !== 'O').map((t) => t.name);
-}
-
 /**
  * After the load: the columns and tables that triggers maintain hold what the triggers compute from the rows
  * (over the whole database, so a --force load on top of other data is checked too), and, when the fast path
@@ -376,6 +320,12 @@ async function verifyDerived(db: Kysely<any>, engine: Engine, checkForeignKeys: 
             full join (select substr(activo_desde, 1, 7) as mes, count(*) as n from patients
                         where activo_desde is not null group by substr(activo_desde, 1, 7)) e on e.mes = c.mes
            where coalesce(c.n, 0) <> coalesce(e.n, 0)`,
+    ]);
+  }
+  if (tables.has('patient_total')) {
+    checks.push([
+      'patient_total (pacientes en total)',
+      sql`select case when (select coalesce(sum(n), 0) from patient_total) = (select count(*) from patients) then 0 else 1 end as n`,
     ]);
   }
   for (const c of COUNTERS.filter((c) => tables.has(c.table))) {
@@ -508,12 +458,12 @@ async function main(): Promise<void> {
     // unless a trigger the generator does not know would be skipped, or the role may not skip triggers.
     let fast = writer.canSkipTriggers;
     if (engine === 'postgres') {
-      const unknown = await unknownInsertTriggers(db);
+      const unknown = await unknownInsertTriggers(db, 'postgres');
       if (unknown.length > 0) {
         fast = false;
         console.log(
           `Triggers que el generador no conoce (${unknown.join(', ')}): todos los triggers se ejecutan fila a fila ` +
-            '(carga lenta). Añádalos a SKIPPED_INSERT_TRIGGERS en bench/generate.ts, con lo que hacen, para la carga rápida.',
+            '(carga lenta). La migración que los crea debe exportarlos (INSERT_TRIGGERS) con lo que mantienen; ver bench/load-triggers.ts.',
         );
       } else if (!fast) {
         console.log('El rol no puede fijar session_replication_role: todos los triggers se ejecutan fila a fila (carga lenta).');

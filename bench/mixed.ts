@@ -110,6 +110,6 @@ export class MixedWriter {
 /** The read scenarios, each with the target it must keep under `rate` writes a second. */
 export function mixedReads(all: Scenario[], rate: number): Scenario[] {
   return all
-    .filter((s) => s.expect === 200 && s.next().method === 'GET')
+    .filter((s) => s.expect === 200 && !s.uncached && s.next().method === 'GET')
     .map((s) => ({ ...s, key: `mixed${rate}-${s.key}`, target: mixedTarget(rate, s.target) }));
 }

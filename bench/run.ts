@@ -1,6 +1,11 @@
 // npm run bench [-- --database URL] [--duration S] [--connections N] [--warmup S] [--quick] [--only a,b]
 //                  [--compare-small] [--small-database URL] [--label NAME] [--load-generator auto|autocannon]
 //
+// The uncached scenarios lead (bench/uncached.ts, issue 30): requests spread over the whole data (random patients,
+// random pages of each list, thousands of distinct searches) and the clinic-day mix beside the mixed writer at 5
+// changes a second; each prints the kept pages' hit rate during its run (`--only uncached`; `--only kept` for the
+// fixed-URL scenarios, the kept figures). PostgreSQL: `--database postgres://…` (or DATABASE_URL).
+//
 // Starts the application in production mode (one process) on a database made by `npm run bench:data`, logs in
 // as 'bench', drives each scenario with wrk (GETs of one path or of a list of paths in turn, when Debian's wrk is
 // installed; bench/wrk.ts) or autocannon (everything else, or all with --load-generator autocannon), measures the
@@ -23,6 +28,7 @@ import { MIXED_RATES, MixedWriter, mixedReads, type WriteTally } from './mixed.j
 import { failedNovedades, printNovedades, runNovedades, type NovedadesResult } from './novedades.js';
 import { loadFixtures, scenarios, type Scenario, type Target } from './scenarios.js';
 import { cpuSecondsOf, RssSampler, Session, startServer, type RunningServer } from './server.js';
+import { loadWholeData, uncachedScenarios } from './uncached.js';
 import { runWrk, wrkAvailable } from './wrk.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -56,6 +62,10 @@ export interface ScenarioResult {
   cpuUsPerRequest: number;
   /** what generated the load: 'wrk' or 'autocannon' */
   generator: string;
+  /** the kept pages' hits over every kept page requested during the measured run (null: the server does not say) */
+  hitRate?: number | null;
+  /** the mixed writer's changes during the run (the clinic-day mix) */
+  writes?: WriteTally;
   target: Target;
   misses: string[];
 }
@@ -149,8 +159,9 @@ async function load(
   scenario: Scenario,
   opts: { seconds: number; connections: number; amount?: number; generator: Options['generator'] },
 ): Promise<LoadRun> {
-  if (opts.generator === 'auto' && scenario.getPaths !== undefined && opts.amount === undefined && useWrk()) {
-    const run = await runWrk(base, scenario.getPaths, { seconds: opts.seconds, connections: opts.connections, headers: { cookie: session.cookieHeader() }, expect: scenario.expect });
+  const paths = scenario.paths?.() ?? scenario.getPaths;
+  if (opts.generator === 'auto' && paths !== undefined && opts.amount === undefined && useWrk()) {
+    const run = await runWrk(base, paths, { seconds: opts.seconds, connections: opts.connections, headers: { cookie: session.cookieHeader() }, expect: scenario.expect });
     await drain(base);
     const codes: Record<string, number> = { ...run.others };
     if (run.expected > 0) codes[String(scenario.expect)] = run.expected;
@@ -176,6 +187,18 @@ async function drain(base: string): Promise<void> {
     if (performance.now() - started < 20) break;
   }
   await new Promise((resolve) => setTimeout(resolve, 200));
+}
+
+/** The server's kept-page hits and renders so far (GET /healthz/cache); null when this server does not say. */
+async function cacheCounts(session: Session): Promise<{ hits: number; misses: number } | null> {
+  try {
+    const res = await session.request('GET', '/healthz/cache');
+    if (res.status !== 200) return null;
+    const c = JSON.parse(res.body) as { hits?: unknown; misses?: unknown };
+    return typeof c.hits === 'number' && typeof c.misses === 'number' ? { hits: c.hits, misses: c.misses } : null;
+  } catch {
+    return null;
+  }
 }
 
 async function runScenario(
@@ -210,6 +233,7 @@ async function runScenario(
   }
   const left = amount !== undefined ? amount - Object.values(warm.codes).reduce((a, b) => a + b, 0) : undefined;
   rss.mark();
+  const cacheBefore = await cacheCounts(session);
   const cpuBefore = cpuSecondsOf(server.pid);
   const run: LoadRun =
     left !== undefined && left <= 0
@@ -218,6 +242,9 @@ async function runScenario(
   // The drain after the run is counted too: it is the server finishing the requests of the run.
   const cpuSeconds = cpuSecondsOf(server.pid) - cpuBefore;
   const peakRssMb = rss.sincePeak / MB;
+  const cacheAfter = await cacheCounts(session);
+  const kept = cacheBefore && cacheAfter ? cacheAfter.hits - cacheBefore.hits + (cacheAfter.misses - cacheBefore.misses) : 0;
+  const hitRate = cacheBefore && cacheAfter && kept > 0 ? (cacheAfter.hits - cacheBefore.hits) / kept : null;
 
   const sorted = [...run.latencies].sort((a, b) => a - b);
   const answered = run.generator === 'wrk' ? run.sent : sorted.length;
@@ -248,6 +275,7 @@ async function runScenario(
     peakRssMb: round(peakRssMb, 1),
     cpuUsPerRequest: answered > 0 ? round((cpuSeconds * 1e6) / answered, 0) : 0,
     generator: run.generator,
+    hitRate,
     target: s.target,
     misses: [],
   };
@@ -299,9 +327,12 @@ async function runCapita(session: Session, rss: RssSampler, month: string, downl
 
 const cell = (s: string, w: number, right = false) => (right ? s.padStart(w) : s.padEnd(w));
 
+/** The kept pages' hit rate of a run, in per cent ('' when the server did not say or kept nothing). */
+const hits = (r: ScenarioResult): string => (r.hitRate === null || r.hitRate === undefined ? '' : `${Math.round(r.hitRate * 100)}%`);
+
 function printTable(title: string, results: ScenarioResult[], capita: CapitaResult | null, peakRssMb: number): void {
   const w = Math.max(24, ...results.map((r) => r.name.length)) + 1;
-  const line = `${cell('scenario', w)} ${cell('req/s', 7, true)} ${cell('p50 ms', 8, true)} ${cell('p99 ms', 8, true)} ${cell('cpu µs/req', 11, true)} ${cell('errors', 7, true)} ${cell('non-2xx/3xx', 12, true)}  target`;
+  const line = `${cell('scenario', w)} ${cell('req/s', 7, true)} ${cell('p50 ms', 8, true)} ${cell('p99 ms', 8, true)} ${cell('cpu µs/req', 11, true)} ${cell('hits', 5, true)} ${cell('errors', 7, true)} ${cell('non-2xx/3xx', 12, true)}  target`;
   console.log(`\n${title}\n${line}\n${'-'.repeat(line.length + 20)}`);
   for (const r of results) {
     if (r.status === 'n/a') {
@@ -312,7 +343,7 @@ function printTable(title: string, results: ScenarioResult[], capita: CapitaResu
     const verdict = r.status === 'failed' ? `FAIL ${r.note ?? ''}` : r.misses.length ? `MISS (${r.misses.join('; ')})` : target ? 'met' : '';
     const errs = r.errors + r.unexpected;
     console.log(
-      `${cell(r.name, w)} ${cell(formatInt(r.rps), 7, true)} ${cell(r.p50.toFixed(2), 8, true)} ${cell(r.p99.toFixed(2), 8, true)} ${cell(`${formatInt(r.cpuUsPerRequest)}${r.generator === 'wrk' ? ' w' : ''}`, 11, true)} ${cell(String(errs), 7, true)} ${cell(String(r.bad), 12, true)}  ${target} ${verdict}`.trimEnd(),
+      `${cell(r.name, w)} ${cell(formatInt(r.rps), 7, true)} ${cell(r.p50.toFixed(2), 8, true)} ${cell(r.p99.toFixed(2), 8, true)} ${cell(`${formatInt(r.cpuUsPerRequest)}${r.generator === 'wrk' ? ' w' : ''}`, 11, true)} ${cell(hits(r), 5, true)} ${cell(String(errs), 7, true)} ${cell(String(r.bad), 12, true)}  ${target} ${verdict}`.trimEnd(),
     );
   }
   if (capita) {
@@ -326,6 +357,11 @@ function printTable(title: string, results: ScenarioResult[], capita: CapitaResu
     }
   }
   if (results.some((r) => r.generator === 'wrk')) console.log('w: load from wrk (GETs of fixed paths); the rest from autocannon');
+  if (results.some((r) => r.hitRate !== undefined && r.hitRate !== null)) console.log('hits: requests of kept pages served from the cache during the measured run');
+  for (const r of results.filter((r) => r.writes)) {
+    const t = r.writes!;
+    console.log(`${r.name}: ${formatInt(t.ok)} changes saved of ${formatInt(t.sent)} sent beside it; ${t.failed} failed`);
+  }
   console.log(`server peak RSS: ${peakRssMb.toFixed(0)} MB  target ≤250 MB ${peakRssMb <= 250 ? 'met' : 'MISS'}`);
 }
 
@@ -370,7 +406,14 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
     try {
       const session = new Session(server.base);
       await session.login(BENCH_USERNAME, BENCH_PASSWORD);
-      const all = scenarios(f, db, session).filter((s) => (listOnly ? s.list : true) && (!only || only.has(s.key)));
+      // `--only uncached` / `--only kept`: the scenarios over the whole data, or the fixed-URL ones.
+      const selected = (s: Scenario) =>
+        (listOnly ? s.list === true : true) && (!only || only.has(s.key) || (s.uncached ? only.has('uncached') : only.has('kept')));
+      const wantsUncached = !listOnly && (!only || only.has('uncached') || [...only].some((k) => k.startsWith('u-')));
+      const uncached = wantsUncached ? uncachedScenarios(await loadWholeData(db, session)) : [];
+      const all = [...uncached, ...scenarios(f, db, session)].filter(selected);
+      // The clinic-day mix's writer: a second client with its own session.
+      let daySession: Session | null = null;
       const results: ScenarioResult[] = [];
       let capita: CapitaResult | null = null;
       for (const s of all) {
@@ -385,6 +428,16 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
           console.log(capita.status === 'ok' ? `${capita.maxSeconds} s` : capita.note);
         }
         process.stdout.write(`  ${s.name} … `);
+        let writer: MixedWriter | null = null;
+        if (s.writes) {
+          if (daySession === null) {
+            daySession = new Session(server.base);
+            await daySession.login(BENCH_USERNAME, BENCH_PASSWORD);
+            await daySession.request('GET', '/patients/create/');
+          }
+          writer = new MixedWriter(daySession, f, s.writes);
+          writer.start();
+        }
         const r = await runScenario(server, session, rss, s, o).catch((err: unknown): ScenarioResult => ({
           key: s.key,
           name: s.name,
@@ -392,8 +445,15 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
           note: server.exited() ? `the server stopped (${server.exited()}); see ${logFile}` : String(err instanceof Error ? err.message : err),
           requests: 0, rps: 0, p50: 0, p99: 0, errors: 1, bad: 0, unexpected: 0, statusCodes: {}, peakRssMb: 0, cpuUsPerRequest: 0, generator: '', target: s.target, misses: [],
         }));
+        if (writer) {
+          r.writes = await writer.stop();
+          if (r.writes.failed > 0) {
+            r.status = 'failed';
+            r.note = `${r.writes.failed} writes failed: ${r.writes.failures.join('; ')}`;
+          }
+        }
         results.push(r);
-        console.log(r.status === 'n/a' ? `n/a: ${r.note}` : `${formatInt(r.rps)} req/s, p99 ${r.p99} ms${r.status === 'failed' ? ` FAIL ${r.note ?? ''}` : ''}`);
+        console.log(r.status === 'n/a' ? `n/a: ${r.note}` : `${formatInt(r.rps)} req/s, p99 ${r.p99} ms, hits ${hits(r) || '-'}${r.status === 'failed' ? ` FAIL ${r.note ?? ''}` : ''}`);
       }
       if (!capita && !listOnly && (!only || only.has('capita'))) {
         capita = await runCapita(session, rss, f.today.slice(0, 7), o.capitaDownloads).catch((err: unknown) => ({ ...failedCapita, note: String(err instanceof Error ? err.message : err) }));

@@ -33,6 +33,15 @@ export interface Scenario {
    * scenario, and autocannon builds a lone path's request once instead of once a request
    */
   getPaths?: readonly string[];
+  /**
+   * GETs spread over the whole data (bench/uncached.ts): each run (warm-up, measured run) takes these paths, a
+   * fresh slice of its pool, in turn.
+   */
+  paths?: () => readonly string[];
+  /** a scenario over the whole data (the uncached figures, which lead the table) */
+  uncached?: boolean;
+  /** the mixed writer beside it at this many changes a second (the clinic-day mix) */
+  writes?: number;
   /** stop after this many requests (pools that can run out) */
   amount?: () => number;
   warmup?: boolean;

@@ -29,9 +29,12 @@ export interface WrkRun {
 
 // Each wrk thread counts statuses in its own Lua state; `done` adds them up and prints one line to parse. With more
 // than one path, each thread requests them in turn, the second thread from the middle of the list.
-const script = (expect: number, paths: readonly string[]) => `
+// Many paths (the scenarios over the whole data: tens of thousands) are read from a file, one a line, by each
+// thread: a table constructor that large exceeds what one Lua function may hold.
+const script = (expect: number, paths: readonly string[], pathsFile: string) => `
 local threads = {}
-${paths.length > 1 ? `local paths = { ${paths.map((p) => JSON.stringify(p)).join(', ')} }` : ''}
+${paths.length > 1 ? `local paths = {}
+for line in io.lines(${JSON.stringify(pathsFile)}) do paths[#paths + 1] = line end` : ''}
 function setup(thread)
   table.insert(threads, thread)
   thread:set("turn", (#threads - 1) * ${Math.floor(paths.length / 2)})
@@ -65,7 +68,9 @@ export async function runWrk(
   const dir = mkdtempSync(path.join(os.tmpdir(), 'somno-wrk-'));
   try {
     const file = path.join(dir, 'count.lua');
-    writeFileSync(file, script(opts.expect, paths));
+    const pathsFile = path.join(dir, 'paths.txt');
+    if (paths.length > 1) writeFileSync(pathsFile, paths.join('\n') + '\n');
+    writeFileSync(file, script(opts.expect, paths, pathsFile));
     // wrk takes whole seconds only (the --quick warm-up asks 0.5).
     const args = ['-t', '2', '-c', String(opts.connections), '-d', `${Math.max(1, Math.round(opts.seconds))}s`, '--timeout', '10s', '-s', file];
     for (const [k, v] of Object.entries(opts.headers)) args.push('-H', `${k}: ${v}`);

@@ -36,7 +36,7 @@ import { writeTurnOf } from './platform/writes/write-turn.js';
 import { registerErrorHandling, sendErrorPage } from './web/errors.js';
 import { parseFormBody } from './web/form.js';
 import { PageCache } from './platform/pages/page-cache.js';
-import { guardPlugin } from './web/guard.js';
+import { guardPlugin, requireAdmin } from './web/guard.js';
 import { messagesPlugin } from './web/messages.js';
 import { securityPlugin } from './web/security.js';
 import { sessionPlugin } from './users/session.plugin.js';
@@ -217,6 +217,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       return reply.code(503).type('text/plain; charset=utf-8').send('unavailable');
     }
   });
+
+  // The kept pages' hits and renders so far (administrators; the benchmark prints the hit rate of each scenario).
+  app.get('/healthz/cache', { preHandler: requireAdmin }, async (_request, reply) => reply.header('cache-control', 'no-store').send(app.pages.counts()));
 
   await app.register(authRoutes, {
     prefix: '/users',

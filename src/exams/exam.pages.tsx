@@ -1,7 +1,6 @@
 // The exam pages kept by src/platform/pages/page-cache.ts.
 
-import { findActiveIngreso } from '../ingresos/ingreso.repository.js';
-import { findPatientById, searchPatients } from '../patients/patient.repository.js';
+import { findPatientWithActiveIngreso, searchPatients } from '../patients/patient.repository.js';
 import { LIST_PAGE_BYTES, RECORD_PAGE_BYTES } from '../platform/pages/cached-page.js';
 import { declarePage } from '../platform/pages/page-cache.js';
 import { listCycleRecords, listCycleSeries, listPatientCycles } from './exam.repository.js';
@@ -34,9 +33,9 @@ export const clinicalPage = declarePage<
   tables: ['patients', 'ingresos', 'exam_records', 'users'],
   maxBytes: RECORD_PAGE_BYTES,
   async render(db, { patientId, today, timeZone, posted }) {
-    const patient = await findPatientById(db, patientId);
-    if (!patient) return null;
-    const active = (await findActiveIngreso(db, patient.id)) ?? null;
+    const found = await findPatientWithActiveIngreso(db, patientId);
+    if (!found) return null;
+    const { patient, ingreso: active } = found;
     const [records, series, cycles] = await Promise.all([
       active ? listCycleRecords(db, active.id, { includeVoided: false }) : [],
       active ? listCycleSeries(db, active.id) : [],

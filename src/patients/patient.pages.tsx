@@ -1,11 +1,10 @@
 // The patient pages kept by src/platform/pages/page-cache.ts: each declared once, with the tables it reads.
 
-import { findActiveIngreso } from '../ingresos/ingreso.repository.js';
 import { mesCapita } from '../ingresos/ingreso.rules.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
 import { declarePage } from '../platform/pages/page-cache.js';
 import { LIST_PAGE_BYTES, RECORD_PAGE_BYTES } from '../platform/pages/cached-page.js';
-import { findPatientById, searchPatients } from './patient.repository.js';
+import { findPatientWithActiveIngreso, searchPatients } from './patient.repository.js';
 import { findOpenCycle, findReferralMeasures } from './referral.repository.js';
 import { edad, imc } from './patient.rules.js';
 import { patientFormValues, type ListQuery } from './patient.schema.js';
@@ -38,9 +37,9 @@ export const patientRecordPage = declarePage<{ patientId: number; today: string;
   tables: ['patients', 'ingresos', 'exam_records'],
   maxBytes: RECORD_PAGE_BYTES,
   async render(db, { patientId, today, form }) {
-    const patient = await findPatientById(db, patientId);
-    if (!patient) return null;
-    const ingreso = (await findActiveIngreso(db, patient.id)) ?? null;
+    const found = await findPatientWithActiveIngreso(db, patientId);
+    if (!found) return null;
+    const { patient, ingreso } = found;
     const openCycle = await findOpenCycle(db, patient.id);
     const measures = await findReferralMeasures(db, patient.id);
     const detail = {

@@ -63,10 +63,17 @@ export interface DocumentoCollisionsTable {
   documento_key: string;
 }
 
+/** How many patients there are, in slots (migration 0340): the total is the sum of n. */
+export interface PatientTotalTable {
+  slot: number;
+  n: number;
+}
+
 export interface PatientTables {
   patients: PatientsTable;
   documento_collisions: DocumentoCollisionsTable;
   patient_active_counts: PatientActiveCountsTable;
+  patient_total: PatientTotalTable;
 }
 
 /** The registry's lines of these tables (src/platform/tables.ts). */
@@ -75,6 +82,7 @@ export const PATIENT_TABLE_ENTRIES = {
   // SQLite's full-text index of the patients' search text (migration 0002), kept by triggers on patients.
   patients_fts: { derivedFrom: 'patients', onlyOn: 'sqlite' },
   patient_active_counts: { derivedFrom: 'patients' },
+  patient_total: { derivedFrom: 'patients' },
   // Read only by the administrators' page of repeated documentos, rendered per request (decision 0030).
   documento_collisions: {},
 } as const satisfies TableEntries<keyof PatientTables | 'patients_fts'>;

@@ -21,6 +21,10 @@ const CONTENT_COLUMNS = ['id', 'ingreso_id', 'kind', 'fecha', 'registrado_por', 
 
 const allNull = (cols: string[]) => cols.map((c) => `${c} is null`).join(' and ');
 
+/** The guard on insert (records only on an ACTIVO Ingreso), named for the benchmark's loader (bench/load-triggers.ts). */
+const INSERT_GUARD = 'exam_records_insert_activo';
+export const INSERT_TRIGGERS = [{ table: 'exam_records', name: () => INSERT_GUARD, effect: 'guard' }] as const;
+
 export async function up(db: Kysely<any>): Promise<void> {
   const id = idColumn(db);
 
@@ -90,7 +94,7 @@ export async function up(db: Kysely<any>): Promise<void> {
         end if;
         return new;
       end $$`.execute(db);
-    await sql`create trigger exam_records_insert_activo before insert on exam_records
+    await sql`create trigger ${sql.raw(INSERT_GUARD)} before insert on exam_records
       for each row execute function exam_records_guard_insert()`.execute(db);
     await sql`create function exam_records_guard_change() returns trigger language plpgsql as $$
       begin
@@ -105,7 +109,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql`create trigger exam_records_no_change before update or delete on exam_records
       for each row execute function exam_records_guard_change()`.execute(db);
   } else {
-    await sql`create trigger exam_records_insert_activo before insert on exam_records
+    await sql`create trigger ${sql.raw(INSERT_GUARD)} before insert on exam_records
       when not exists (select 1 from ingresos where id = new.ingreso_id and estado = 'ACTIVO')
       begin select raise(abort, 'exam_records: the Ingreso is not ACTIVO'); end`.execute(db);
     await sql`create trigger exam_records_no_delete before delete on exam_records

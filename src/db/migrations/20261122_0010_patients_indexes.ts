@@ -6,6 +6,12 @@ import { isPostgres } from './util.js';
 // fecha_inicio of the patient's ACTIVO Ingreso (null when none), kept by triggers on ingresos in the same
 // statement as every change, so no application code can forget it. A partial index over the active patients in
 // list order (activo_desde included, for mes_filtro) then serves the page, the count and the month filter.
+const SYNC = 'ingresos_sync_activo_desde';
+/** Its trigger on insert, by engine, and what it keeps: for the benchmark's loader (bench/load-triggers.ts). */
+export const INSERT_TRIGGERS = [
+  { table: 'ingresos', name: (engine: 'sqlite' | 'postgres') => (engine === 'postgres' ? SYNC : `${SYNC}_insert`), effect: 'patients.activo_desde' },
+] as const;
+
 export async function up(db: Kysely<any>): Promise<void> {
   const pg = isPostgres(db);
   await db.schema.alterTable('patients').addColumn('activo_desde', 'text').execute();
@@ -27,7 +33,7 @@ export async function up(db: Kysely<any>): Promise<void> {
         end if;
         return null;
       end $$`.execute(db);
-    await sql`create trigger ingresos_sync_activo_desde
+    await sql`create trigger ${sql.raw(SYNC)}
       after insert or delete or update of estado, fecha_inicio, paciente_id on ingresos
       for each row execute function patients_sync_activo_desde()`.execute(db);
   } else {
@@ -35,7 +41,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       sql.raw(`update patients set activo_desde = (
           select i.fecha_inicio from ingresos i where i.paciente_id = ${ref}.paciente_id and i.estado = 'ACTIVO')
         where id = ${ref}.paciente_id;`);
-    await sql`create trigger ingresos_sync_activo_desde_insert after insert on ingresos begin ${sync('new')} end`.execute(db);
+    await sql`create trigger ${sql.raw(SYNC)}_insert after insert on ingresos begin ${sync('new')} end`.execute(db);
     await sql`create trigger ingresos_sync_activo_desde_update after update of estado, fecha_inicio, paciente_id on ingresos
       begin ${sync('old')} ${sync('new')} end`.execute(db);
     await sql`create trigger ingresos_sync_activo_desde_delete after delete on ingresos begin ${sync('old')} end`.execute(db);

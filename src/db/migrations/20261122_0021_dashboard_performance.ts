@@ -39,6 +39,19 @@ const INSERT_WHEN = `new.kind = 'MONITOREO'`;
 const VOID_WHEN = `new.kind = 'MONITOREO' and old.anulado_at is null and new.anulado_at is not null`;
 const MOVE_WHEN = `old.paciente_id <> new.paciente_id`;
 
+/** The triggers that keep ultimo_monitoreo (same names on both engines). */
+const MONITOREO_TRIGGERS = [
+  { name: 'exam_records_monitoreo_insert', event: 'insert', table: 'exam_records', when: INSERT_WHEN, body: onInsert },
+  { name: 'exam_records_monitoreo_void', event: 'update of anulado_at', table: 'exam_records', when: VOID_WHEN, body: onVoid },
+  { name: 'ingresos_monitoreo_move', event: 'update of paciente_id', table: 'ingresos', when: MOVE_WHEN, body: onMove },
+] as const;
+/** Those that fire on insert, and what they keep: for the benchmark's loader (bench/load-triggers.ts). */
+export const INSERT_TRIGGERS = MONITOREO_TRIGGERS.filter((t) => t.event === 'insert').map((t) => ({
+  table: t.table,
+  name: () => t.name,
+  effect: 'patients.ultimo_monitoreo',
+}));
+
 export async function up(db: Kysely<any>): Promise<void> {
   const pg = isPostgres(db);
 
@@ -51,12 +64,7 @@ export async function up(db: Kysely<any>): Promise<void> {
            group by i.paciente_id) as m
     where m.pid = patients.id`.execute(db);
 
-  const triggers = [
-    { name: 'exam_records_monitoreo_insert', event: 'insert', table: 'exam_records', when: INSERT_WHEN, body: onInsert },
-    { name: 'exam_records_monitoreo_void', event: 'update of anulado_at', table: 'exam_records', when: VOID_WHEN, body: onVoid },
-    { name: 'ingresos_monitoreo_move', event: 'update of paciente_id', table: 'ingresos', when: MOVE_WHEN, body: onMove },
-  ];
-  for (const t of triggers) {
+  for (const t of MONITOREO_TRIGGERS) {
     if (pg) {
       await sql.raw(`create function ${t.name}() returns trigger language plpgsql as $$ begin ${t.body} return null; end $$`).execute(db);
       await sql.raw(`create trigger ${t.name} after ${t.event} on ${t.table} for each row when (${t.when}) execute function ${t.name}()`).execute(db);

@@ -78,14 +78,26 @@ interface Upkeep {
   /** the columns whose update matters, and the condition under which it does */
   columns: string[];
   body: (slot: string, ref: Ref, sign: Sign) => string;
+  /** the counter table it keeps */
+  counter: string;
 }
 
 const UPKEEP: Upkeep[] = [
-  { name: 'ingresos_open_counts', table: 'ingresos', columns: ['estado', 'fecha_inicio', 'paciente_id'], body: openIngreso },
-  { name: 'ingresos_cycle_counts', table: 'ingresos', columns: ['fecha_inicio', 'fecha_fin'], body: cycle },
-  { name: 'patients_open_counts', table: 'patients', columns: ['programa', 'entidad_salud', 'valor_capita'], body: openOfPatient },
-  { name: 'patients_monitoreo_counts', table: 'patients', columns: ['activo_desde', 'ultimo_monitoreo'], body: monitoreo },
+  { name: 'ingresos_open_counts', table: 'ingresos', columns: ['estado', 'fecha_inicio', 'paciente_id'], body: openIngreso, counter: 'dashboard_open_counts' },
+  { name: 'ingresos_cycle_counts', table: 'ingresos', columns: ['fecha_inicio', 'fecha_fin'], body: cycle, counter: 'dashboard_cycle_counts' },
+  { name: 'patients_open_counts', table: 'patients', columns: ['programa', 'entidad_salud', 'valor_capita'], body: openOfPatient, counter: 'dashboard_open_counts' },
+  { name: 'patients_monitoreo_counts', table: 'patients', columns: ['activo_desde', 'ultimo_monitoreo'], body: monitoreo, counter: 'dashboard_monitoreo_counts' },
 ];
+
+/**
+ * The triggers that count on insert (PostgreSQL: one for insert and delete), by engine, and the counter table each
+ * keeps: for the benchmark's loader (bench/load-triggers.ts).
+ */
+export const INSERT_TRIGGERS = UPKEEP.map((u) => ({
+  table: u.table,
+  name: (engine: 'sqlite' | 'postgres') => (engine === 'postgres' ? `${u.name}_insert_delete` : `${u.name}_insert`),
+  effect: u.counter,
+}));
 
 /**
  * Each counter table with what it holds, computed from the rows themselves: the migration's backfill, and what

@@ -30,6 +30,7 @@ import * as agenda from './20261127_0250_agenda.js';
 import * as contactConsent from './20261127_0260_contact_consent.js';
 import * as pendingForms from './20261127_0300_pending_forms.js';
 import * as importSkippedRows from './20261127_0320_import_skipped_rows.js';
+import * as patientTotal from './20261127_0340_patient_total.js';
 import * as historyByEffectiveDate from './20261127_0350_history_by_effective_date.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
@@ -65,5 +66,6 @@ export const migrations: Record<string, Migration> = {
   '20261127_0260_contact_consent': contactConsent,
   '20261127_0300_pending_forms': pendingForms,
   '20261127_0320_import_skipped_rows': importSkippedRows,
+  '20261127_0340_patient_total': patientTotal,
   '20261127_0350_history_by_effective_date': historyByEffectiveDate,
 };

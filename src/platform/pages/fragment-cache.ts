@@ -22,6 +22,9 @@ export class FragmentCache<T extends { readonly bytes: number }> {
   /** Computations not finished yet: not counted, never dropped by the bound. */
   private readonly computing = new Map<string, Entry<T>>();
   private latest: string | null = null;
+  /** Requests served from an entry, and requests that computed one (the benchmark's hit rate). */
+  hits = 0;
+  misses = 0;
 
   constructor(maxBytes: number, private readonly oneVersion = false) {
     this.kept = new LRUCache<string, Entry<T>>({ maxSize: maxBytes });
@@ -34,10 +37,17 @@ export class FragmentCache<T extends { readonly bytes: number }> {
       this.computing.clear();
     }
     const hit = this.kept.get(key);
-    if (hit?.version === version) return hit.value;
+    if (hit?.version === version) {
+      this.hits++;
+      return hit.value;
+    }
     const pending = this.computing.get(key);
-    if (pending?.version === version) return pending.value;
+    if (pending?.version === version) {
+      this.hits++;
+      return pending.value;
+    }
     if (hit !== undefined) this.kept.delete(key);
+    this.misses++;
     const entry: Entry<T> = { version, value: compute() };
     this.computing.set(key, entry);
     entry.value.then(

@@ -103,6 +103,17 @@ export class PageCache {
     return kept.kept;
   }
 
+  /** Requests of kept pages served from the cache, and those rendered (every page of this instance so far). */
+  counts(): { hits: number; misses: number } {
+    let hits = 0;
+    let misses = 0;
+    for (const { cache } of this.caches.values()) {
+      hits += cache.hits;
+      misses += cache.misses;
+    }
+    return { hits, misses };
+  }
+
   /** The page rendered now and not kept (a form posted with errors): the same render as the kept one. */
   async render<Input, Meta>(page: PageDeclaration<Input, Meta>, input: Input): Promise<KeptPage<Meta> | null> {
     const rendered = await page.render(this.slotOf(page).db, input);

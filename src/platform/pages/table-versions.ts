@@ -195,6 +195,24 @@ export function definitionOf(text: string): string {
     .trim();
 }
 
+/**
+ * The triggers the registry generates that fire on INSERT, with their table and the table they bump: what a
+ * loader that writes rows without triggers (the benchmark's, bench/load-triggers.ts) must know it skips.
+ */
+export function registryInsertTriggers(
+  engine: 'sqlite' | 'postgres',
+  tables: Readonly<Record<string, TableEntry>> = TABLES,
+): { table: string; name: string; effect: 'table_versions' | 'patient_versions' }[] {
+  const pg = engine === 'postgres';
+  const firesOnInsert = (g: Generated) => g.create.some((s) => /\bafter insert\b/i.test(s));
+  const versioned = Object.keys(tables).filter((t) => tables[t]!.versioned);
+  const owned = Object.entries(tables).flatMap(([t, e]) => (e.patient ? [[t, e.patient] as const] : []));
+  return [
+    ...versioned.flatMap((t) => tableVersionTriggers(t, pg)).filter(firesOnInsert).map((g) => ({ table: g.table, name: g.name, effect: 'table_versions' as const })),
+    ...owned.flatMap(([t, owner]) => patientTriggers(t, owner, pg)).filter(firesOnInsert).map((g) => ({ table: g.table, name: g.name, effect: 'patient_versions' as const })),
+  ];
+}
+
 /** What a sync changed (tests: a start with nothing changed changes nothing). */
 export interface SyncReport {
   /** The indexes it built, each over its whole table. */

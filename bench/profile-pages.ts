@@ -1,0 +1,154 @@
+// npm run bench:profile -- [--database URL] [--requests N] [--only a,b]
+//
+// Where an uncached page's time goes (issue 30): the application in this process (kept pages off: every page
+// rendered anew, as for a patient nobody opened before), driven by app.inject over random patients and pages of a
+// benchmark database. For each page: the statements a request runs, the CPU time a request costs this process,
+// the part of it spent inside the database driver's calls (SQLite runs in this thread, so its time is all there;
+// PostgreSQL's own work is in its server process, only the client's share is here), and what a logged-in request
+// that reads nothing costs (plumbing and session). CPU time, not wall time: it holds on a shared machine.
+
+import { parseArgs } from 'node:util';
+import { createRequire } from 'node:module';
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/connection.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { BENCH_PASSWORD, BENCH_USERNAME, databaseUrlFrom, formatInt } from './common.js';
+import { csrfTokenIn } from './server.js';
+import { rng } from './synthetic.js';
+import { searchesFrom } from './uncached.js';
+
+const args = parseArgs({
+  options: { database: { type: 'string' }, requests: { type: 'string', default: '400' }, only: { type: 'string' }, 'keep-pages': { type: 'boolean', default: false } },
+}).values;
+const url = databaseUrlFrom(args.database);
+const N = Number(args.requests);
+const handle = openDatabase(url, { poolSize: 4 });
+// As the server does at its start: this checkout's migrations and generated triggers.
+await migrateToLatest(handle.db);
+
+/** This thread's CPU time in ns (the whole process's where Node cannot tell threads apart). */
+const cpuNow = (): bigint => {
+  const u = (process as any).threadCpuUsage?.() ?? process.cpuUsage();
+  return BigInt(u.user + u.system) * 1000n;
+};
+// Every statement the driver runs, and the CPU time inside its calls.
+const meter = { statements: 0, ns: 0n };
+if (handle.engine === 'sqlite') {
+  const SQLite = createRequire(import.meta.url)('better-sqlite3');
+  const probe = new SQLite(':memory:').prepare('select 1');
+  const proto = Object.getPrototypeOf(probe);
+  for (const m of ['all', 'get', 'run', 'iterate'] as const) {
+    const original = proto[m];
+    proto[m] = function (this: unknown, ...a: unknown[]) {
+      meter.statements++;
+      if (process.env.PROFILE_PRINT_SQL) console.log('  sql:', String((this as any).source).replace(/\s+/g, ' ').slice(0, 160));
+      const t = cpuNow();
+      try {
+        return original.apply(this, a);
+      } finally {
+        meter.ns += cpuNow() - t;
+      }
+    };
+  }
+} else {
+  const pg = createRequire(import.meta.url)('pg');
+  const original = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: unknown, ...a: unknown[]) {
+    meter.statements++;
+    if (process.env.PROFILE_PRINT_SQL) console.log('  sql:', String((a[0] as any)?.text ?? a[0]).replace(/\s+/g, ' ').slice(0, 160));
+    const t = cpuNow();
+    try {
+      return original.apply(this, a);
+    } finally {
+      meter.ns += cpuNow() - t;
+    }
+  };
+}
+
+const config = loadConfig({ APP_ENV: 'production', SIGNING_SECRET: 'p'.repeat(40), ALLOWED_HOSTS: 'localhost', DATABASE_URL: url });
+const app: FastifyInstance = await buildApp({
+  config,
+  db: handle.db,
+  engine: handle.engine,
+  clock: { now: () => new Date() },
+  logger: false,
+  sqliteFile: handle.sqliteFile,
+  keepPages: args['keep-pages'] ?? false,
+});
+await app.ready();
+
+let cookie = '';
+const inject = async (method: 'GET' | 'POST', path: string, form?: Record<string, string>) => {
+  const res = await app.inject({
+    method,
+    url: path,
+    headers: { host: 'localhost', cookie, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+    ...(form ? { payload: new URLSearchParams(form).toString() } : {}),
+  });
+  for (const c of [res.headers['set-cookie'] ?? []].flat()) {
+    const [pair] = String(c).split(';');
+    const jar = new Map(cookie ? cookie.split('; ').map((p) => p.split('=') as [string, string]) : []);
+    const eq = pair!.indexOf('=');
+    jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+    cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+  return res;
+};
+const login = await inject('GET', '/users/login/');
+const token = csrfTokenIn(login.body)!;
+const done = await inject('POST', '/users/login/', { username: BENCH_USERNAME, password: BENCH_PASSWORD, csrfmiddlewaretoken: token });
+if (done.statusCode !== 302) throw new Error(`login failed: ${done.statusCode}`);
+
+const db = handle.db as unknown as Kysely<any>;
+const r = rng(7);
+const people = await db.selectFrom('patients').select(['id', 'nombre', 'apellido', 'documento']).execute();
+const ids = people.map((p) => Number(p.id));
+const randomId = () => ids[Math.floor(r() * ids.length)]!;
+const searches = searchesFrom(people.map((p) => ({ nombre: String(p.nombre), apellido: String(p.apellido), documento: String(p.documento) })), r, 5000);
+const pagesOf = async (path: string) => Math.max(1, ...[...(await inject('GET', path)).body.matchAll(/data-page="(\d+)"/g)].map((m) => Number(m[1])));
+const listPages = { patients: await pagesOf('/patients/'), follow: await pagesOf('/patients/follow'), exams: await pagesOf('/exams/') };
+
+const PAGES: Record<string, () => string> = {
+  baseline: () => '/healthz/cache',
+  record: () => `/patients/${randomId()}/`,
+  clinical: () => `/exams/${randomId()}/`,
+  history: () => `/patients/${randomId()}/?consultas=1`,
+  fhir: () => `/patients/${randomId()}/fhir/`,
+  list: () => `/patients/?page=${1 + Math.floor(r() * listPages.patients)}`,
+  'list-first': () => `/patients/?page=${1 + Math.floor(r() * 3)}`,
+  'list-middle': () => `/patients/?page=${Math.floor(listPages.patients / 2) - 1 + Math.floor(r() * 3)}`,
+  'list-last': () => `/patients/?page=${listPages.patients - Math.floor(r() * 3)}`,
+  follow: () => `/patients/follow?page=${1 + Math.floor(r() * listPages.follow)}`,
+  'follow-middle': () => `/patients/follow?page=${Math.floor(listPages.follow / 2) - 1 + Math.floor(r() * 3)}`,
+  'exams-list': () => `/exams/?page=${1 + Math.floor(r() * listPages.exams)}`,
+  search: () => `/patients/?query_search=${encodeURIComponent(searches[Math.floor(r() * searches.length)]!)}`,
+};
+const only = args.only ? new Set(args.only.split(',')) : null;
+
+console.log(`${url.startsWith('sqlite') ? 'SQLite' : 'PostgreSQL'}, ${formatInt(ids.length)} patients, ${N} requests a page, kept pages ${args['keep-pages'] ? 'on' : 'off'}`);
+console.log(`${'page'.padEnd(14)} ${'stmts/req'.padStart(9)} ${'cpu µs/req'.padStart(10)} ${'in driver µs'.padStart(12)} ${'rest µs'.padStart(8)} ${'KB'.padStart(6)}`);
+for (const [name, next] of Object.entries(PAGES)) {
+  if (only && !only.has(name)) continue;
+  // Warm-up: V8 compiles the paths first.
+  for (let i = 0; i < Math.min(100, N); i++) await inject('GET', next());
+  meter.statements = 0;
+  meter.ns = 0n;
+  let bytes = 0;
+  const cpu = cpuNow();
+  for (let i = 0; i < N; i++) {
+    const res = await inject('GET', next());
+    // The baseline's route is new with issue 30: an older checkout answers 404 after the same session and guard.
+    if (res.statusCode !== 200 && !(name === 'baseline' && res.statusCode === 404)) throw new Error(`${name}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+    bytes += res.rawPayload.length;
+  }
+  const us = Number(cpuNow() - cpu) / 1000 / N;
+  const driver = Number(meter.ns) / 1000 / N;
+  console.log(
+    `${name.padEnd(14)} ${(meter.statements / N).toFixed(1).padStart(9)} ${us.toFixed(0).padStart(10)} ${driver.toFixed(0).padStart(12)} ${(us - driver).toFixed(0).padStart(8)} ${(bytes / N / 1024).toFixed(1).padStart(6)}`,
+  );
+}
+await app.close();
+await handle.close();
