@@ -55,7 +55,13 @@ describe('createPatient (action)', () => {
     const taken = await seedPatient(db, { documento: `DOC${process.pid}A` });
     const before = await db.selectFrom('patients').select(db.fn.countAll().as('n')).executeTakeFirstOrThrow();
     const result = await createPatient(ctx, { patient: input({ documento: taken.documento.toLowerCase() }), fechaInicioPrograma: null, otherPerson: false });
-    assert.deepEqual(result, { ok: false, errors: { documento: 'Ya existe un paciente con este documento.' }, similar: [] });
+    // The error names the record that holds the documento, with a link to it (issue 29, point 8).
+    assert.deepEqual(result, {
+      ok: false,
+      errors: { documento: 'Ya existe un paciente con este documento.' },
+      similar: [],
+      documentoHolder: { id: taken.id, name: 'Ana Prueba' },
+    });
     const after = await db.selectFrom('patients').select(db.fn.countAll().as('n')).executeTakeFirstOrThrow();
     assert.equal(Number(after.n), Number(before.n));
   });
@@ -93,7 +99,12 @@ describe('updatePatientRecord (action)', () => {
     const other = await seedPatient(db);
     const p = await seedPatient(db, { nombre: 'Inés' });
     const result = await updatePatientRecord(ctx, p.id, { patient: input({ nombre: 'Cambiada', documento: other.documento }), fechaInicioPrograma: null });
-    assert.deepEqual(result, { ok: false, errors: { documento: 'Ya existe un paciente con este documento.' }, similar: [] });
+    assert.deepEqual(result, {
+      ok: false,
+      errors: { documento: 'Ya existe un paciente con este documento.' },
+      similar: [],
+      documentoHolder: { id: other.id, name: 'Ana Prueba' },
+    });
     const stored = await db.selectFrom('patients').select(['nombre', 'documento']).where('id', '=', p.id).executeTakeFirstOrThrow();
     assert.deepEqual(stored, { nombre: 'Inés', documento: p.documento });
     assert.deepEqual(await auditOf(p.id), []);
