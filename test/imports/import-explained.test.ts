@@ -82,7 +82,7 @@ describe('an import preview that explains itself', () => {
     assert.equal(done.status, 302);
     assert.equal(done.location, '/patients/import/#filas-omitidas');
     const page = await client.follow(done);
-    assert.match(messagesIn(page.body)[0]!.text, /1 pacientes creados, 1 filas omitidas\. Descargue abajo las filas omitidas/);
+    assert.match(messagesIn(page.body)[0]!.text, /1 paciente creado, 1 fila omitida\. Descargue abajo las filas omitidas/);
     assert.ok(await byDocumento(good));
     assert.equal(await byDocumento(bad), undefined);
     const link = /<a href="(\/patients\/import\/omitidas\/\d+\/)" download="filas-omitidas-semana\.csv">Descargar la fila omitida de «semana\.csv» \(CSV\)<\/a>/.exec(decodeEntities(page.body));

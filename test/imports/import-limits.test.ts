@@ -91,7 +91,7 @@ describe('between preview and confirm', () => {
     const done = await client.post('/patients/import/confirm/', confirmFields(preview.body));
     assert.equal(done.location, '/patients/');
     const message = messagesIn((await client.follow(done)).body)[0]!.text;
-    assert.match(message, /1 pacientes creados, 2 filas omitidas\. 2 filas no se importaron porque mientras tanto se registró un paciente con su documento o una persona parecida \(filas 2, 3\)/);
+    assert.match(message, /1 paciente creado, 2 filas omitidas\. 2 filas no se importaron porque mientras tanto se registró un paciente con su documento o una persona parecida \(filas 2, 3\)/);
     assert.ok(await byDocumento(dC));
     assert.equal(await byDocumento(dA), undefined);
     const entry = await ctx.db.selectFrom('audit_log').select('changes').where('action', '=', 'patient.import').orderBy('id', 'desc').executeTakeFirstOrThrow();

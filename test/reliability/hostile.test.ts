@@ -23,7 +23,8 @@ const RUNS = Number(process.env.RELIABILITY_FUZZ_RUNS ?? 12);
 const today = () => todayIn(ctx.config.timeZone, ctx.clock.now());
 
 /** Routes that take no input by design: they act on any POST (logging out would also end this test's session). */
-const NO_FORM_ACTIONS = [/^\/users\/logout\/?$/, /^\/users\/sessions\/end-others\/?$/, /\/(deactivate|reactivate)\/?$/];
+// Publishing one's calendar feed (a new secret address) takes no input either.
+const NO_FORM_ACTIONS = [/^\/users\/logout\/?$/, /^\/users\/sessions\/end-others\/?$/, /\/(deactivate|reactivate)\/?$/, /^\/agenda\/calendario\/?$/];
 /** A failed login is recorded (throttling and audit) by design, whatever the body. */
 const RECORDS_FAILURES = [/^\/users\/login\/?$/];
 

@@ -41,7 +41,8 @@ export function routesOf(app: FastifyInstance): RouteInfo[] {
 /** Public by decision §2: the login and setup pages, the health check and the static assets. */
 export function isPublicRoute(url: string): boolean {
   const u = url.replace(/\/+$/, '');
-  return u === '/users/login' || u === '/users/setup' || u === '/healthz' || u === '/favicon.ico' || u.startsWith('/static');
+  // The calendar feed is read by a phone's calendar app, which has no session: it answers only to its secret address.
+  return u === '/users/login' || u === '/users/setup' || u === '/healthz' || u === '/favicon.ico' || u.startsWith('/static') || u.startsWith('/agenda/ical/');
 }
 
 export const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
