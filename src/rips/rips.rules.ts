@@ -3,6 +3,7 @@
 // 0090 (its sources); what a generator elsewhere emits was not taken as the rule.
 
 import type { Choice } from '../patients/patient.rules.js';
+import type { RipsSettingsTable } from './rips.table.js';
 
 /** The version of the structure this module builds (one module and one JSON Schema per version). */
 export const RIPS_VERSION = 'res2275-v1';
@@ -134,17 +135,8 @@ export const RIPS_MSG = {
 // ---------------------------------------------------------------------------------------------------------
 // The structure.
 
-export interface RipsSettings {
-  nit: string;
-  codigo_prestador: string;
-  modalidad_grupo_servicio: string;
-  grupo_servicios: string;
-  finalidad_tecnologia_salud: string;
-  causa_motivo_atencion: string;
-  via_ingreso_servicio_salud: string;
-  diagnostico_aos: string;
-  diagnostico_insomnio: string;
-}
+/** The provider's settings as the rules read them: the settings row's columns (rips.table.ts) but its key and time. */
+export type RipsSettings = Omit<RipsSettingsTable, 'id' | 'updated_at'>;
 
 /** A patient as the builder reads it. */
 export interface RipsPatient {
