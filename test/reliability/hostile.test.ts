@@ -23,8 +23,15 @@ const RUNS = Number(process.env.RELIABILITY_FUZZ_RUNS ?? 12);
 const today = () => todayIn(ctx.config.timeZone, ctx.clock.now());
 
 /** Routes that take no input by design: they act on any POST (logging out would also end this test's session). */
-// Publishing one's calendar feed (a new secret address) takes no input either.
-const NO_FORM_ACTIONS = [/^\/users\/logout\/?$/, /^\/users\/sessions\/end-others\/?$/, /\/(deactivate|reactivate)\/?$/, /^\/agenda\/calendario\/?$/];
+// The agenda's one-button actions take no input either: publishing or revoking one's calendar feed, a no-show.
+const NO_FORM_ACTIONS = [
+  /^\/users\/logout\/?$/,
+  /^\/users\/sessions\/end-others\/?$/,
+  /\/(deactivate|reactivate)\/?$/,
+  /^\/agenda\/calendario\/?$/,
+  /^\/agenda\/calendario\/:id\/revocar\/?$/,
+  /^\/agenda\/citas\/:id\/no-asistio\/?$/,
+];
 /** A failed login is recorded (throttling and audit) by design, whatever the body. */
 const RECORDS_FAILURES = [/^\/users\/login\/?$/];
 
