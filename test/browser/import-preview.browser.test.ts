@@ -159,6 +159,7 @@ test('the patient record prints as a referral sheet: header, latest results, no 
   assert.match(sheet, /Dra\. Olga Pérez/);
   assert.match(sheet, /IAH \(última polisomnografía\) 32,4 eventos\/h 01\/06\/2026/);
   assert.match(sheet, /Horas de uso del CPAP \(promedio\) 6,1 h 10\/11\/2026/);
-  if (SHOTS) await page.screenshot({ path: join(SHOTS, 'hoja-remision.png'), fullPage: true });
+  // The sheet as the browser prints it; its first page as a PNG: pdftoppm -png -r 80 -singlefile hoja-remision.pdf hoja-remision
+  if (SHOTS) await page.pdf({ path: join(SHOTS, 'hoja-remision.pdf'), format: 'A4', printBackground: true });
   await context.close();
 });
