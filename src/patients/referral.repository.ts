@@ -31,35 +31,38 @@ export async function findOpenCycle(db: Executor, pacienteId: number): Promise<R
   return row ? { numero: Number(row.numero), estado: row.estado, fecha_inicio: row.fecha_inicio } : null;
 }
 
-/** The patient's records that count (not voided), newest first by date then by id: the start of each query. */
-const records = (db: Executor, pacienteId: number) =>
-  db
+/**
+ * The latest value of each measure across all the patient's cycles, each with the date of its record: one read of
+ * the patient's records that hold any of them (not voided), newest first by date then by id, and the first of each
+ * measure taken from it (a patient's records are tens; four statements cost a record page more than this).
+ */
+export async function findReferralMeasures(db: Executor, pacienteId: number): Promise<ReferralMeasures> {
+  const rows = await db
     .selectFrom('exam_records as e')
     .innerJoin('ingresos as i', 'i.id', 'e.ingreso_id')
+    .select(['e.fecha', 'e.kind', 'e.tipo', 'e.iah', 'e.saturacion_minima', 'e.horas_uso_promedio', 'e.porcentaje_noches_4h', 'e.isi', 'e.epworth'])
     .where('i.paciente_id', '=', pacienteId)
     .where('e.anulado_at', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb('e.iah', 'is not', null),
+        eb('e.saturacion_minima', 'is not', null),
+        eb('e.horas_uso_promedio', 'is not', null),
+        eb('e.porcentaje_noches_4h', 'is not', null),
+        eb('e.isi', 'is not', null),
+        eb('e.epworth', 'is not', null),
+      ]),
+    )
     .orderBy('e.fecha', 'desc')
     .orderBy('e.id', 'desc')
-    .limit(1);
-
-/** The latest value of each measure across all the patient's cycles, each with the date of its record. */
-export async function findReferralMeasures(db: Executor, pacienteId: number): Promise<ReferralMeasures> {
-  const psg = await records(db, pacienteId)
-    .select(['e.fecha', 'e.iah', 'e.saturacion_minima'])
-    .where('e.kind', '=', 'MONITOREO')
-    .where('e.tipo', '=', 'POLISOMNOGRAFIA')
-    .where((eb) => eb.or([eb('e.iah', 'is not', null), eb('e.saturacion_minima', 'is not', null)]))
-    .executeTakeFirst();
-  const cpap = await records(db, pacienteId)
-    .select(['e.fecha', 'e.horas_uso_promedio', 'e.porcentaje_noches_4h'])
-    .where('e.kind', '=', 'MONITOREO')
-    .where((eb) => eb.or([eb('e.horas_uso_promedio', 'is not', null), eb('e.porcentaje_noches_4h', 'is not', null)]))
-    .executeTakeFirst();
-  const isi = await records(db, pacienteId).select(['e.fecha', 'e.isi']).where('e.isi', 'is not', null).executeTakeFirst();
-  const epworth = await records(db, pacienteId).select(['e.fecha', 'e.epworth']).where('e.epworth', 'is not', null).executeTakeFirst();
+    .execute();
+  const psg = rows.find((r) => r.kind === 'MONITOREO' && r.tipo === 'POLISOMNOGRAFIA' && (r.iah !== null || r.saturacion_minima !== null));
+  const cpap = rows.find((r) => r.kind === 'MONITOREO' && (r.horas_uso_promedio !== null || r.porcentaje_noches_4h !== null));
+  const isi = rows.find((r) => r.isi !== null);
+  const epworth = rows.find((r) => r.epworth !== null);
   return {
-    polisomnografia: psg ?? null,
-    cpap: cpap ?? null,
+    polisomnografia: psg ? { fecha: psg.fecha, iah: psg.iah, saturacion_minima: psg.saturacion_minima } : null,
+    cpap: cpap ? { fecha: cpap.fecha, horas_uso_promedio: cpap.horas_uso_promedio, porcentaje_noches_4h: cpap.porcentaje_noches_4h } : null,
     isi: isi ? { fecha: isi.fecha, valor: isi.isi! } : null,
     epworth: epworth ? { fecha: epworth.fecha, valor: epworth.epworth! } : null,
   };
