@@ -38,6 +38,16 @@ export function novedadFecha(row: Pick<NovedadRow, 'orden'>, timeZone: string): 
 }
 
 /** The report of one insurer for a month (current or past, as parseNovedadesQuery read it). */
+/** The patient's cells of a row, in the header's order: the same for an enrolled patient and a novedad. */
+const patientCells = (r: { documento: string; tipo_documento: string; nombre: string; apellido: string; entidad_salud: string; programa: string }) => [
+  r.documento,
+  r.tipo_documento,
+  r.nombre,
+  r.apellido,
+  r.entidad_salud,
+  r.programa,
+];
+
 export function exportNovedades(ctx: ActionContext, input: { month: ReportMonth; entidad: string; timeZone: string }): CsvDownload {
   const { db } = ctx;
   const { month, entidad, timeZone } = input;
@@ -48,12 +58,7 @@ export function exportNovedades(ctx: ActionContext, input: { month: ReportMonth;
       yield page.map((r) => [
         INSCRITO,
         r.fecha_inicio,
-        r.documento,
-        r.tipo_documento,
-        r.nombre,
-        r.apellido,
-        r.entidad_salud,
-        r.programa,
+        ...patientCells(r),
         mesCapita(r.fecha_inicio, reference),
         csvDecimal(r.valor_capita),
         '',
@@ -66,12 +71,7 @@ export function exportNovedades(ctx: ActionContext, input: { month: ReportMonth;
       yield page.map((r) => [
         r.tipo,
         novedadFecha(r, timeZone),
-        r.documento,
-        r.tipo_documento,
-        r.nombre,
-        r.apellido,
-        r.entidad_salud,
-        r.programa,
+        ...patientCells(r),
         '',
         '',
         r.motivo ?? '',

@@ -101,6 +101,17 @@ export interface NovedadRow {
 /** The month of one insurer. */
 export type NovedadesQuery = CapitaQuery & { entidad: string };
 
+/** The patient's columns every novedad carries, the same in each branch of the union. */
+const PATIENT_COLUMNS = [
+  'p.id as paciente_id',
+  'p.documento as documento',
+  'p.tipo_documento as tipo_documento',
+  'p.nombre as nombre',
+  'p.apellido as apellido',
+  'p.entidad_salud as entidad_salud',
+  'p.programa as programa',
+] as const;
+
 /** The trail entries that changed a patient's entidad_salud carry this in their changes (diffFields' JSON). */
 const ENTIDAD_CHANGED = '%"entidad_salud":[%';
 
@@ -123,13 +134,7 @@ function estadoChanges(db: Executor, q: NovedadesQuery) {
       'h.motivo as motivo',
       sql<string | null>`cast(null as text)`.as('entidad_anterior'),
       sql<string | null>`cast(null as text)`.as('entidad_nueva'),
-      'p.id as paciente_id',
-      'p.documento as documento',
-      'p.tipo_documento as tipo_documento',
-      'p.nombre as nombre',
-      'p.apellido as apellido',
-      'p.entidad_salud as entidad_salud',
-      'p.programa as programa',
+      ...PATIENT_COLUMNS,
     ] as const;
   const base = () =>
     db
@@ -181,13 +186,7 @@ function entidadChanges(db: Executor, q: NovedadesQuery) {
       sql<string | null>`cast(null as text)`.as('motivo'),
       side(0).as('entidad_anterior'),
       side(1).as('entidad_nueva'),
-      'p.id as paciente_id',
-      'p.documento as documento',
-      'p.tipo_documento as tipo_documento',
-      'p.nombre as nombre',
-      'p.apellido as apellido',
-      'p.entidad_salud as entidad_salud',
-      'p.programa as programa',
+      ...PATIENT_COLUMNS,
     ]);
 }
 
