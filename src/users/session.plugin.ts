@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { ExpiredSession } from '../web/deps.js';
 import {
   deleteSession,
   findActiveSession,
@@ -71,9 +72,15 @@ export const sessionPlugin = fp(async (app: FastifyInstance) => {
 
   // A form posted with a session that had just ended (its CSRF token checked, bound to that session: app.ts) is kept
   // for that user, and the person is sent to the login; nothing of it is saved until they send it again.
-  app.addHook('preHandler', async (request, reply) => {
+  // A callback hook (every request passes it; an async one would cost each a promise): the rare kept form goes on
+  // in keepForm, which answers the request itself.
+  app.addHook('preHandler', (request, reply, done) => {
     const expired = request.expiredSession;
-    if (request.user || !expired?.keepsForm) return;
+    if (request.user || !expired?.keepsForm) return done();
+    keepForm(request, reply, expired).catch(done);
+  });
+
+  async function keepForm(request: FastifyRequest, reply: FastifyReply, expired: ExpiredSession): Promise<void> {
     const fields = keptFormFields(request.body);
     const page = safePage(request.headers.referer, request.headers.host) ?? request.url;
     if (fields.length > 0) {
@@ -83,8 +90,8 @@ export const sessionPlugin = fp(async (app: FastifyInstance) => {
     } else {
       reply.flash('info', SESSION_ENDED_TEXT);
     }
-    return reply.redirect(`/users/login/?next=${encodeURIComponent(page).replace(/%2F/g, '/')}`, 302);
-  });
+    reply.redirect(`/users/login/?next=${encodeURIComponent(page).replace(/%2F/g, '/')}`, 302);
+  }
 });
 
 /** Where «Seguir trabajando» posts (users/auth.routes.tsx). */
