@@ -113,7 +113,8 @@ describe('the launcher says why the server ended', () => {
   });
 
   test('a stop asked for (SIGTERM to the launcher) that the server honours is logged as info, not fatal', async () => {
-    const serve = "console.log('listo'); process.on('SIGTERM', () => process.exit(0)); setInterval(() => {}, 1000);\n";
+    // The handler is in place before "listo": a SIGTERM between the two would kill a busy machine's stand-in.
+    const serve = "process.on('SIGTERM', () => process.exit(0)); console.log('listo'); setInterval(() => {}, 1000);\n";
     const run = await launch(serve, async (pid) => {
       process.kill(pid, 'SIGTERM');
     });
