@@ -82,6 +82,8 @@ export interface BuildAppOptions extends AppDeps {
   auditViewFlushMs?: number;
   /** The SQLite file, when the database is one: views are then written by a worker thread of their own. */
   sqliteFile?: string | null;
+  /** How long an import's confirm waits before answering that it goes on in the background (decision 0135). */
+  importConfirmWaitMs?: number;
   /** false renders every kept page anew on each request (the differential tests compare both). Default: true. */
   keepPages?: boolean;
 }
@@ -262,7 +264,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       },
     });
     uploads.addHook('preValidation', checkCsrf);
-    await uploads.register(importRoutes, { prefix: '/patients/import' });
+    await uploads.register(importRoutes, { prefix: '/patients/import', confirmWaitMs: options.importConfirmWaitMs });
   });
   await app.register(patientExportRoutes);
   await app.register(usersExportRoutes);

@@ -94,7 +94,7 @@ export interface TestContext {
 
 /** The real application on a fresh database, with a test clock. Close it in `after`. */
 export async function createTestContext(
-  options: { env?: Record<string, string>; setupToken?: string | null; clock?: TestClock } = {},
+  options: { env?: Record<string, string>; setupToken?: string | null; clock?: TestClock; importConfirmWaitMs?: number } = {},
 ): Promise<TestContext> {
   const database = await createTestDatabase();
   const clock = options.clock ?? new TestClock();
@@ -108,6 +108,7 @@ export async function createTestContext(
     setupToken: options.setupToken ?? null,
     // Tests log in far more often than people; the per-address flood guard is not what they check.
     loginAttemptsPerMinute: 100_000,
+    importConfirmWaitMs: options.importConfirmWaitMs,
   });
   await app.ready();
   return {

@@ -164,15 +164,22 @@ async function step(trx: Trx, input: ConfirmInput): Promise<Step> {
 
 /**
  * Writes the upload's batches one transaction each, the event loop free between them. 'gone' when the upload is
- * not the person's, not ready, or already confirmed; 'interrupted' when a transaction failed (what was written
- * stays; confirming again goes on). `upload` is the row the route read: its name and what was written before.
+ * not the person's, not ready, or already confirmed; 'interrupted' when a transaction failed or the server is
+ * stopping (what was written stays; confirming again goes on). `upload` is the row the route read: its name and what was written before.
  */
-export async function confirmImport(db: Db, input: ConfirmInput, upload: { file_name: string; created: number }): Promise<ConfirmOutcome> {
+export async function confirmImport(
+  db: Db,
+  input: ConfirmInput,
+  upload: { file_name: string; created: number },
+  /** true when the server is stopping: the import ends between two batches, to be continued. */
+  stopping: () => boolean = () => false,
+): Promise<ConfirmOutcome> {
   let created = upload.created;
   for (let races = 0; ; ) {
     // The next batch after the requests that arrived meanwhile: a transaction's continuation runs as a microtask, and
     // without this turn the batches would follow each other with no I/O served in between.
     await nextTurn();
+    if (stopping()) return { kind: 'interrupted', fileName: upload.file_name, created, error: { code: 'SERVER_STOPPING' } };
     let s: Step;
     try {
       s = await inTransaction(db, (trx) => step(trx, input));

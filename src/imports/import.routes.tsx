@@ -3,10 +3,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { csvRow, CSV_BOM, contentDisposition } from '../shared/csv.js';
 import { isDomainError } from '../shared/domain-error.js';
 import { countOf } from '../shared/text.js';
-import { today } from '../web/deps.js';
+import { today, type MessageLevel } from '../web/deps.js';
 import { parseForm } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
-import { confirmImport, type ConfirmOutcome } from './import.confirm.js';
+import type { ConfirmOutcome } from './import.confirm.js';
+import { CONFIRM_WAIT_MS, createConfirmRunner } from './import.confirm-runner.js';
 import { createImportJobs } from './import.jobs.js';
 import { FILE_MSG, IMPORT_BAD_FILE } from './import.errors.js';
 import type { ImportSummary } from './import.plan.js';
@@ -36,6 +37,9 @@ const MSG = {
   busy: `Tiene ${UPLOADS_PER_USER} importaciones a medio confirmar: termínelas o descártelas (abajo) antes de revisar otro archivo.`,
   tooBig: 'El análisis de este archivo ocupa demasiado para guardarlo. Divídalo en varios archivos.',
   discarded: (name: string) => `Se descartó la vista previa de «${name}». No se guardó nada de ella.`,
+  continuing: (name: string) =>
+    `La importación de «${name}» sigue en el servidor. Puede seguir trabajando: su avance está abajo y, cuando termine, ` +
+    'esta página dirá el resultado.',
   interrupted: (name: string, created: number) =>
     `La importación de «${name}» se interrumpió. Se crearon ${fmt(created)} pacientes, cada uno completo; el resto no se guardó todavía: ` +
     'pulse «Continuar la importación» abajo para terminarla.',
@@ -49,14 +53,38 @@ const MSG = {
  * see the preview (each row's errors and duplicates, the counts), confirm (the rows written a batch per
  * transaction). Decisions 0042, 0057, 0058, 0059. Rendered per request.
  */
-export async function importRoutes(app: FastifyInstance): Promise<void> {
+export async function importRoutes(app: FastifyInstance, opts: { confirmWaitMs?: number }): Promise<void> {
   const deps = app.deps;
   const { db, clock } = deps;
   const jobs = createImportJobs({
     // Never the file's content: only why the thread ended (out of memory, a bug's message).
     onCrash: (err) => app.log.warn({ reason: err instanceof Error ? ((err as { code?: string }).code ?? err.message) : String(err) }, 'import worker thread ended'),
   });
-  app.addHook('onClose', async () => jobs.close());
+  const confirms = createConfirmRunner({ waitMs: opts.confirmWaitMs ?? CONFIRM_WAIT_MS, now: () => clock.now().getTime() });
+  app.addHook('onClose', async () => {
+    await confirms.close();
+    await jobs.close();
+  });
+  /** What a confirm's outcome tells its person, and where. */
+  const outcomeMessage = (outcome: ConfirmOutcome): { location: string; level: MessageLevel; text: string } => {
+    if (outcome.kind === 'gone') return { location: '/patients/import/', level: 'error', text: MSG.gone };
+    if (outcome.kind === 'interrupted') {
+      const err = outcome.error as { code?: unknown; message?: unknown };
+      // The error's code and message only: a database error's details may hold a row's values.
+      app.log.error({ code: err?.code, message: typeof err?.message === 'string' ? err.message.slice(0, 200) : undefined }, 'import interrupted');
+      return { location: '/patients/import/', level: 'error', text: MSG.interrupted(outcome.fileName, outcome.created) };
+    }
+    const skipped = outcome.total - outcome.created;
+    // With rows left out, the import page: its report of them waits there to be downloaded (decision 0117).
+    return {
+      location: outcome.reportId === null ? '/patients/' : '/patients/import/#filas-omitidas',
+      level: outcome.leftOut > 0 ? 'warning' : 'success',
+      text:
+        `Importación de «${outcome.fileName}»: ${countOf(outcome.created, 'paciente creado', 'pacientes creados')}, ${countOf(skipped, 'fila omitida', 'filas omitidas')}.` +
+        (outcome.leftOut > 0 ? MSG.leftOut(outcome.leftOut, outcome.leftOutLines) : '') +
+        (outcome.reportId === null ? '' : ' Descargue abajo las filas omitidas, cada una con su motivo, para corregirlas e importarlas de nuevo.'),
+    };
+  };
   const actorOf = (request: FastifyRequest) => (request.user ? { id: request.user.id, username: request.user.username } : null);
   const pendingOf = async (request: FastifyRequest): Promise<PendingUpload[]> =>
     (await listPendingUploads(db, request.user!.id)).map((u) => ({
@@ -67,6 +95,7 @@ export async function importRoutes(app: FastifyInstance): Promise<void> {
       state: u.state,
       counts: (JSON.parse(u.summary) as ImportSummary).counts,
       created: u.created,
+      running: confirms.isRunning(u.id),
       includeSimilar: u.include_similar === null ? null : u.include_similar === 1,
     }));
   const render = async (request: FastifyRequest, reply: FastifyReply, opts: { error?: string; preview?: ImportPreview }, status = 200) =>
@@ -83,7 +112,14 @@ export async function importRoutes(app: FastifyInstance): Promise<void> {
       status,
     );
 
-  app.get('/', async (request, reply) => render(request, reply, {}));
+  app.get('/', async (request, reply) => {
+    // What the imports that went on in the background said when they ended.
+    for (const outcome of confirms.takeFinished(request.user!.id)) {
+      const said = outcomeMessage(outcome);
+      reply.flash(said.level, said.text);
+    }
+    return render(request, reply, {});
+  });
 
   // Templates: the heading row, the specification's field names.
   app.get('/plantilla.csv', async (_request, reply) =>
@@ -138,32 +174,20 @@ export async function importRoutes(app: FastifyInstance): Promise<void> {
     }
   });
 
-  // Step 3: the previewed rows written a batch per transaction, the import's own audit entry with the last.
+  // Step 3: the previewed rows written a batch per transaction, the import's own audit entry with the last. A
+  // large import goes on in the background past the runner's wait (decision 0135).
   app.post('/confirm/', async (request, reply) => {
     const form = parseForm(request.body, confirmSchema);
     if (!form.ok || form.data.upload_id === null) return redirectWith(reply, '/patients/import/', 'error', MSG.gone);
     const { upload_id: uploadId, digest, incluir_posibles_duplicados: includeSimilar } = form.data;
     const upload = await findUpload(db, uploadId, request.user!.id);
     if (!upload || upload.digest !== digest || upload.state === 'preparando') return redirectWith(reply, '/patients/import/', 'error', MSG.gone);
+    if (confirms.isRunning(uploadId)) return redirectWith(reply, '/patients/import/', 'info', MSG.continuing(upload.file_name));
     const input = { uploadId, userId: request.user!.id, digest, includeSimilar, actor: actorOf(request), at: clock.now(), day: today(deps), requestId: String(request.id) };
-    const outcome: ConfirmOutcome = await confirmImport(db, input, upload);
-    if (outcome.kind === 'gone') return redirectWith(reply, '/patients/import/', 'error', MSG.gone);
-    if (outcome.kind === 'interrupted') {
-      const err = outcome.error as { code?: unknown; message?: unknown };
-      // The error's code and message only: a database error's details may hold a row's values.
-      request.log.error({ code: err?.code, message: typeof err?.message === 'string' ? err.message.slice(0, 200) : undefined }, 'import interrupted');
-      return redirectWith(reply, '/patients/import/', 'error', MSG.interrupted(outcome.fileName, outcome.created));
-    }
-    const skipped = outcome.total - outcome.created;
-    // With rows left out, the import page: its report of them waits there to be downloaded (decision 0117).
-    return redirectWith(
-      reply,
-      outcome.reportId === null ? '/patients/' : '/patients/import/#filas-omitidas',
-      outcome.leftOut > 0 ? 'warning' : 'success',
-      `Importación de «${outcome.fileName}»: ${countOf(outcome.created, 'paciente creado', 'pacientes creados')}, ${countOf(skipped, 'fila omitida', 'filas omitidas')}.` +
-        (outcome.leftOut > 0 ? MSG.leftOut(outcome.leftOut, outcome.leftOutLines) : '') +
-        (outcome.reportId === null ? '' : ' Descargue abajo las filas omitidas, cada una con su motivo, para corregirlas e importarlas de nuevo.'),
-    );
+    const outcome = await confirms.run(db, input, upload);
+    if (outcome.kind === 'continuing') return redirectWith(reply, '/patients/import/', 'info', MSG.continuing(outcome.fileName));
+    const said = outcomeMessage(outcome);
+    return redirectWith(reply, said.location, said.level, said.text);
   });
 
   // The rows a confirmed import left out, as the file had them with a «motivo» column: the person's own, for a day.

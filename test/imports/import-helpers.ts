@@ -83,3 +83,17 @@ export async function xlsxFile(header: readonly string[], rows: readonly (readon
   for (const r of rows) sheet.addRow([...r] as ExcelJS.CellValue[]);
   return Buffer.from(await workbook.xlsx.writeBuffer());
 }
+
+/**
+ * What a confirm's answer said, or, when the import went on in the background (decision 0135), what the import
+ * page says once it has ended. `get` reads a page's HTML.
+ */
+export async function importOutcome(answer: string, get: (url: string) => Promise<string>): Promise<string> {
+  let said = answer;
+  while (said.includes('sigue en el servidor')) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const page = (await get('/patients/import/')).replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+    said = /Importación de «[^»]+»: .*?filas? omitidas?\.|La importación de «[^»]+» se interrumpió\./.exec(page)?.[0] ?? said;
+  }
+  return said;
+}

@@ -35,6 +35,8 @@ export interface PendingUpload {
   state: UploadState;
   counts: ImportAnalysis['counts'];
   created: number;
+  /** Its import is being written by the server now (in the background, decision 0135). */
+  running: boolean;
   includeSimilar: boolean | null;
 }
 
@@ -215,16 +217,28 @@ function Pending({ pending, timeZone }: { pending: PendingUpload[]; timeZone: st
                 <td data-label="Filas">
                   {fmt(u.counts.total)} ({fmt(u.counts.crear)} se crearán, {fmt(u.counts.revisar)} posibles duplicados)
                 </td>
-                <td data-label="Estado">{u.state === 'importando' ? `Importación a medias: ${fmt(u.created)} pacientes creados` : 'Sin confirmar'}</td>
+                <td data-label="Estado">
+                  {u.running
+                    ? `Importándose ahora: ${fmt(u.created)} de ${fmt(u.counts.crear + (u.includeSimilar ? u.counts.revisar : 0))} pacientes creados`
+                    : u.state === 'importando'
+                      ? `Importación a medias: ${fmt(u.created)} pacientes creados`
+                      : 'Sin confirmar'}
+                </td>
                 <td data-label="Acciones">
-                  <ConfirmForm
-                    uploadId={u.id}
-                    digest={u.digest}
-                    counts={u.counts}
-                    includeSimilar={u.includeSimilar}
-                    label={u.state === 'importando' ? 'Continuar la importación' : 'Confirmar la importación'}
-                  />
-                  {u.state !== 'importando' && (
+                  {u.running ? (
+                    <a class="button" href="/patients/import/" data-import-refresh="">
+                      Ver el avance
+                    </a>
+                  ) : (
+                    <ConfirmForm
+                      uploadId={u.id}
+                      digest={u.digest}
+                      counts={u.counts}
+                      includeSimilar={u.includeSimilar}
+                      label={u.state === 'importando' ? 'Continuar la importación' : 'Confirmar la importación'}
+                    />
+                  )}
+                  {!u.running && u.state !== 'importando' && (
                     <form method="post" action="/patients/import/discard/">
                       <CsrfField />
                       <input type="hidden" name="upload_id" value={String(u.id)} />
