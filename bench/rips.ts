@@ -4,6 +4,7 @@
 // meanwhile (the generation must leave the event loop to other users). Target: ≤ 10 s each at 100,000 patients.
 // `--only rips` runs it alone. The data is first given what RIPS needs (fillRipsFacts), as the generator does.
 
+import os from 'node:os';
 import { sql, type Kysely } from 'kysely';
 import { cpuSecondsOf, type RssSampler, type Session } from './server.js';
 
@@ -60,13 +61,15 @@ export interface RipsTiming {
 export interface RipsResult {
   status: 'ok' | 'n/a' | 'failed';
   note?: string;
+  /** the worst /healthz latency with nothing else asked, over as long: what the machine's load alone costs */
+  healthzIdleMaxMs: number;
   month: string;
   entidad: string;
   timings: RipsTiming[];
   misses: string[];
 }
 
-export const failedRips = (note: string): RipsResult => ({ status: 'failed', note, month: '', entidad: '', timings: [], misses: [] });
+export const failedRips = (note: string): RipsResult => ({ status: 'failed', note, healthzIdleMaxMs: 0, month: '', entidad: '', timings: [], misses: [] });
 
 /** 'YYYY-MM' of the month before `mes`. */
 function monthBefore(mes: string): string {
@@ -102,7 +105,9 @@ function probeHealthz(base: string): { stop: () => Promise<{ maxMs: number; coun
 export async function runRips(session: Session, rss: RssSampler, serverPid: number, today: string): Promise<RipsResult> {
   const month = monthBefore(today.slice(0, 7));
   const entidad = 'ENTITY_A';
-  const result: RipsResult = { status: 'ok', month, entidad, timings: [], misses: [] };
+  const idle = probeHealthz(session.base);
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const result: RipsResult = { status: 'ok', healthzIdleMaxMs: (await idle.stop()).maxMs, month, entidad, timings: [], misses: [] };
   const requests = [
     { what: 'page', path: `/dashboard/rips/?mes=${month}&entidad_salud=${entidad}` },
     { what: 'file', path: `/dashboard/rips.json?mes=${month}&entidad_salud=${entidad}&factura=FEV1&operacion=CapitaPeriodo` },
@@ -152,6 +157,7 @@ export async function runRips(session: Session, rss: RssSampler, serverPid: numb
 /** The figures, one line each, with the verdict. */
 export function printRips(result: RipsResult): void {
   console.log(`\nRIPS of ${result.month} for ${result.entidad} (GET /dashboard/rips/ and rips.json), one after the other, /healthz asked meanwhile`);
+  console.log(`  /healthz alone over 3 s first: max ${result.healthzIdleMaxMs} ms; machine load ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs`);
   if (result.status !== 'ok') {
     console.log(`  ${result.status === 'n/a' ? 'n/a' : 'FAIL'}: ${result.note}`);
   }

@@ -148,7 +148,7 @@ function ripsPatientOf(row: RipsPatientRow): RipsPatient {
   };
 }
 
-/** Lets other requests in between two keyset pages: on SQLite a page is read, checked and built in one turn. */
+/** Lets other requests in: on SQLite a keyset page would otherwise be read, checked and built in one turn. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function loadContext(db: Executor): Promise<{ settings: RipsSettings; catalogue: CatalogueEntry[] }> {
@@ -172,6 +172,7 @@ async function* patientsOfMonth(
   for (;;) {
     const rows = await ripsPatientsPage(db, q, after, RIPS_PAGE_SIZE);
     if (rows.length === 0) return;
+    await nextTurn();
     const services = await ripsServicesOf(
       db,
       rows.map((r) => r.id),
@@ -179,7 +180,9 @@ async function* patientsOfMonth(
       DEFAULT_HORA,
     );
     let i = 0;
-    for (const row of rows) {
+    for (const [n, row] of rows.entries()) {
+      // The checks and the consumer's work (the file's JSON) in turns of a hundred patients.
+      if (n > 0 && n % 100 === 0) await nextTurn();
       const patient = ripsPatientOf(row);
       const mine: RipsPatientOfMonth['services'] = [];
       const problems = patientProblems(patient);
