@@ -4,7 +4,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'public/**', 'bench/results/**', 'data/**', 'src/patients/divipola.data.ts'] },
+  { ignores: ['dist/**', 'node_modules/**', 'public/**', 'bench/results/**', 'data/**', 'src/patients/divipola.data.ts', 'src/rips/schema/*-validator.ts'] },
   {
     files: ['**/*.ts', '**/*.tsx'],
     extends: [tseslint.configs.base],

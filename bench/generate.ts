@@ -37,6 +37,7 @@ import {
   tableNames,
 } from './common.js';
 import { EXAM_COLUMNS, EXAM_TABLE, examRecord } from './exams.js';
+import { fillRipsFacts } from './rips.js';
 import { SKIPPED_INSERT_TRIGGERS, UNTRIGGERED_TABLES, unknownInsertTriggers } from './load-triggers.js';
 import { openWriter, type Value, type Writer } from './writer.js';
 import {
@@ -70,7 +71,9 @@ const BASE_PATIENT_COLUMNS = [
  * (the fast path below), and `verifyDerived` checks both against what the triggers compute.
  */
 const DERIVED_PATIENT_COLUMNS = ['activo_desde', 'ultimo_monitoreo'] as const;
-type PatientColumn = (typeof BASE_PATIENT_COLUMNS)[number] | (typeof DERIVED_PATIENT_COLUMNS)[number];
+/** Columns of patients later migrations added, written when they exist: RIPS's tipo_usuario (migration 0200). */
+const LATER_PATIENT_COLUMNS = ['tipo_usuario'] as const;
+type PatientColumn = (typeof BASE_PATIENT_COLUMNS)[number] | (typeof DERIVED_PATIENT_COLUMNS)[number] | (typeof LATER_PATIENT_COLUMNS)[number];
 const INGRESO_COLUMNS = ['id', 'paciente_id', 'fecha_inicio', 'fecha_fin', 'estado', 'motivo', 'created_at', 'updated_at'] as const;
 const INGRESO_ESTADO = INGRESO_COLUMNS.indexOf('estado');
 const EXAM_KIND = EXAM_COLUMNS.indexOf('kind');
@@ -202,6 +205,8 @@ function generatePatient(
     especialidad: pick(r, ESPECIALIDADES),
     diagnostico_clinico: 'G47.3',
     programa,
+    // RIPS table 01–13: contributory for most, subsidised for some (as fillRipsFacts gives older databases).
+    tipo_usuario: patientId % 10 < 7 ? '01' : '02',
     valor_capita: r() < 0.9 ? 25978300 : pick(r, [21000000, 23500000, 28000000]),
     created_at: createdAt,
     updated_at: createdAt,
@@ -451,7 +456,7 @@ async function main(): Promise<void> {
     console.log(`Generando ${formatInt(total)} pacientes en ${displayUrl(url)} (${engine}), hoy = ${today}`);
     console.log(exams ? `Exámenes: tabla ${EXAM_TABLE}` : `Exámenes: la tabla ${EXAM_TABLE} aún no existe; se omiten.`);
     const existing = await columnNames(db, engine, 'patients');
-    const patientColumns: PatientColumn[] = [...BASE_PATIENT_COLUMNS, ...DERIVED_PATIENT_COLUMNS.filter((c) => existing.has(c))];
+    const patientColumns: PatientColumn[] = [...BASE_PATIENT_COLUMNS, ...[...DERIVED_PATIENT_COLUMNS, ...LATER_PATIENT_COLUMNS].filter((c) => existing.has(c))];
 
     const writer = await openWriter(url);
     // PostgreSQL: the patients with their triggers, everything else final and without (see SKIPPED_INSERT_TRIGGERS),
@@ -522,6 +527,8 @@ async function main(): Promise<void> {
       console.log(`  vacuum analyze… (${seconds(performance.now() - started)})`);
       await sql`vacuum analyze`.execute(db);
     }
+    // What RIPS needs besides the patients (the provider's codes, the professionals' documents): bench/rips.ts.
+    if (tables.has('rips_settings')) await fillRipsFacts(db);
     console.log(`  comprobando columnas derivadas${fast ? ' y claves foráneas' : ''}… (${seconds(performance.now() - started)})`);
     await verifyDerived(db, engine, fast);
     console.log(

@@ -11,7 +11,8 @@
 // installed; bench/wrk.ts) or autocannon (everything else, or all with --load-generator autocannon), measures the
 // server's CPU per request, samples the server's RSS, prints one table, then the mixed scenario (every read page
 // while another client writes at 5 and at 20 changes a second: bench/mixed.ts, one table per rate; `--only mixed`
-// runs it alone, `--only mixed,dashboard` for the pages named only), and writes the figures to
+// runs it alone, `--only mixed,dashboard` for the pages named only), the month's RIPS page and file with /healthz
+// asked meanwhile (bench/rips.ts, `--only rips`), and writes the figures to
 // bench/results/<date>-<engine>.json. Exits non-zero when any request failed.
 
 import { spawnSync } from 'node:child_process';
@@ -26,6 +27,7 @@ import { engineOf, openDatabase, type Engine } from '../src/db/connection.js';
 import { BENCH_PASSWORD, BENCH_USERNAME, countRows, databaseUrlFrom, displayUrl, fail, formatInt } from './common.js';
 import { MIXED_RATES, MixedWriter, mixedReads, type WriteTally } from './mixed.js';
 import { failedNovedades, printNovedades, runNovedades, type NovedadesResult } from './novedades.js';
+import { failedRips, fillRipsFacts, printRips, runRips, type RipsResult } from './rips.js';
 import { loadFixtures, scenarios, type Scenario, type Target } from './scenarios.js';
 import { cpuSecondsOf, RssSampler, Session, startServer, type RunningServer } from './server.js';
 import { loadWholeData, uncachedScenarios } from './uncached.js';
@@ -390,6 +392,8 @@ interface RunOutcome {
   capita: CapitaResult | null;
   /** the novedades report (issue 27): its pages and CSVs, timed */
   novedades: NovedadesResult | null;
+  /** the month's RIPS page and file (issue 27), timed */
+  rips: RipsResult | null;
   peakRssMb: number;
   patients: number;
 }
@@ -400,6 +404,8 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
   try {
     const f = await loadFixtures(db);
     if (f.patients === 0) fail(`${displayUrl(url)} has no patients: run npm run bench:data -- --patients N --database ${displayUrl(url)} first.`);
+    const wantsRips = !listOnly && (!only || only.has('rips'));
+    if (wantsRips) await fillRipsFacts(db);
     const server = await startServer(url, logFile);
     const rss = new RssSampler(server.pid);
     rss.start();
@@ -465,6 +471,13 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
         novedades = await runNovedades(session, rss, f.today).catch((err: unknown) => failedNovedades(String(err instanceof Error ? err.message : err)));
         console.log(novedades.status === 'ok' ? `${novedades.maxSeconds} s` : novedades.note);
       }
+      // The month's RIPS page and file (issue 27): `--only rips` runs it alone.
+      let rips: RipsResult | null = null;
+      if (wantsRips) {
+        process.stdout.write('  rips … ');
+        rips = await runRips(session, rss, server.pid, f.today).catch((err: unknown) => failedRips(String(err instanceof Error ? err.message : err)));
+        console.log(rips.status === 'ok' ? rips.timings.map((t) => `${t.what} ${t.seconds} s`).join(', ') : rips.note);
+      }
       // The mixed scenario: each read page again while a second client (its own session) writes at each rate.
       const mixed: MixedOutcome[] = [];
       if (!listOnly && (!only || only.has('mixed'))) {
@@ -492,7 +505,7 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
         }
       }
       rss.stop();
-      return { results, mixed, capita, novedades, peakRssMb: round(rss.peak / MB, 1), patients: f.patients };
+      return { results, mixed, capita, novedades, rips, peakRssMb: round(rss.peak / MB, 1), patients: f.patients };
     } finally {
       rss.stop();
       await server.stop();
@@ -570,6 +583,7 @@ async function main(): Promise<void> {
   const main = await benchmark(url, o, only, false, path.join(RESULTS, `${fileBase}-server.log`));
   printTable(`Results, ${engine}, ${formatInt(main.patients)} patients`, main.results, main.capita, main.peakRssMb);
   if (main.novedades) printNovedades(main.novedades);
+  if (main.rips) printRips(main.rips);
   for (const m of main.mixed) {
     printTable(`Mixed: the read pages while a client writes ${m.rate} changes/s (${engine}, ${formatInt(main.patients)} patients)`, m.results, null, main.peakRssMb);
     const kinds = Object.entries(m.writes.byKind).map(([k, n]) => `${k} ${formatInt(n)}`).join(', ');
@@ -599,17 +613,17 @@ async function main(): Promise<void> {
   const out = path.join(RESULTS, `${fileBase}.json`);
   writeFileSync(
     out,
-    JSON.stringify({ date: new Date().toISOString(), engine, database: displayUrl(url), patients: main.patients, machine: machine(), options: o, results: main.results, mixed: main.mixed, capita: main.capita, novedades: main.novedades, peakRssMb: main.peakRssMb, comparison }, null, 2),
+    JSON.stringify({ date: new Date().toISOString(), engine, database: displayUrl(url), patients: main.patients, machine: machine(), options: o, results: main.results, mixed: main.mixed, capita: main.capita, novedades: main.novedades, rips: main.rips, peakRssMb: main.peakRssMb, comparison }, null, 2),
   );
   console.log(`\nFigures written to ${path.relative(ROOT, out)}`);
 
   const mixedResults = main.mixed.flatMap((m) => m.results);
   const failed = [...main.results, ...mixedResults, ...(comparison?.results ?? [])].filter((r) => r.status === 'failed');
-  if (failed.length > 0 || main.capita?.status === 'failed' || main.novedades?.status === 'failed') {
-    console.log(`FAIL: ${[...failed.map((r) => `${r.name}: ${r.note ?? `${r.errors} errors, ${r.bad} non-2xx/3xx, ${r.unexpected} unexpected statuses`}`), ...(main.capita?.status === 'failed' ? [`capita.csv: ${main.capita.note}`] : []), ...(main.novedades?.status === 'failed' ? [`novedades: ${main.novedades.note}`] : [])].join('; ')}`);
+  if (failed.length > 0 || main.capita?.status === 'failed' || main.novedades?.status === 'failed' || main.rips?.status === 'failed') {
+    console.log(`FAIL: ${[...failed.map((r) => `${r.name}: ${r.note ?? `${r.errors} errors, ${r.bad} non-2xx/3xx, ${r.unexpected} unexpected statuses`}`), ...(main.capita?.status === 'failed' ? [`capita.csv: ${main.capita.note}`] : []), ...(main.novedades?.status === 'failed' ? [`novedades: ${main.novedades.note}`] : []), ...(main.rips?.status === 'failed' ? [`rips: ${main.rips.note}`] : [])].join('; ')}`);
     process.exit(1);
   }
-  const misses = [...main.results, ...mixedResults].filter((r) => r.misses.length > 0).length + (main.capita?.misses.length ? 1 : 0) + (main.novedades?.misses.length ? 1 : 0) + (main.peakRssMb > 250 ? 1 : 0);
+  const misses = [...main.results, ...mixedResults].filter((r) => r.misses.length > 0).length + (main.capita?.misses.length ? 1 : 0) + (main.novedades?.misses.length ? 1 : 0) + (main.rips?.misses.length ? 1 : 0) + (main.peakRssMb > 250 ? 1 : 0);
   console.log(misses === 0 ? 'All requests succeeded; every target met.' : `All requests succeeded; ${misses} target(s) missed (see MISS above).`);
 }
 

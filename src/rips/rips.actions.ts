@@ -23,7 +23,7 @@ import {
 } from './rips.repository.js';
 import {
   buildUsuario,
-  catalogueEntryOn,
+  catalogueIndex,
   DEFAULT_HORA,
   patientProblems,
   ripsOpening,
@@ -133,9 +133,23 @@ export interface RipsPatientOfMonth {
   problems: RipsProblem[];
 }
 
+// Written out (not `{ ...row, cod_municipio }`): a spread copy with a key added is one of V8's slow objects.
 function ripsPatientOf(row: RipsPatientRow): RipsPatient {
-  return { ...row, cod_municipio: municipioCodigo(row.departamento, row.ciudad) };
+  return {
+    id: row.id,
+    tipo_documento: row.tipo_documento,
+    documento: row.documento,
+    tipo_usuario: row.tipo_usuario,
+    fecha_nacimiento: row.fecha_nacimiento,
+    genero: row.genero,
+    zona: row.zona,
+    cod_municipio: municipioCodigo(row.departamento, row.ciudad),
+    programa: row.programa,
+  };
 }
+
+/** Lets other requests in: on SQLite a keyset page would otherwise be read, checked and built in one turn. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function loadContext(db: Executor): Promise<{ settings: RipsSettings; catalogue: CatalogueEntry[] }> {
   const [settings, catalogue] = await Promise.all([findRipsSettings(db), listRipsCatalogue(db)]);
@@ -153,10 +167,12 @@ async function* patientsOfMonth(
   const validate = await ripsUsuarioValidator();
   // With the provider's settings incomplete every usuario would fail the schema for the same reason, said once above.
   const settingsOk = withSchema && settingsProblems(ctx.settings).length === 0;
+  const entryOn = catalogueIndex(ctx.catalogue);
   let after = 0;
   for (;;) {
     const rows = await ripsPatientsPage(db, q, after, RIPS_PAGE_SIZE);
     if (rows.length === 0) return;
+    await nextTurn();
     const services = await ripsServicesOf(
       db,
       rows.map((r) => r.id),
@@ -164,14 +180,16 @@ async function* patientsOfMonth(
       DEFAULT_HORA,
     );
     let i = 0;
-    for (const row of rows) {
+    for (const [n, row] of rows.entries()) {
+      // The checks and the consumer's work (the file's JSON) in turns of a hundred patients.
+      if (n > 0 && n % 100 === 0) await nextTurn();
       const patient = ripsPatientOf(row);
       const mine: RipsPatientOfMonth['services'] = [];
       const problems = patientProblems(patient);
       while (i < services.length && services[i]!.paciente_id < row.id) i++;
       while (i < services.length && services[i]!.paciente_id === row.id) {
         const svc = services[i++]!;
-        const entry = catalogueEntryOn(ctx.catalogue, servicioOf(svc), svc.fecha);
+        const entry = entryOn(servicioOf(svc), svc.fecha);
         mine.push({ svc, entry });
         problems.push(...serviceProblems(svc, patient, entry, input.period, ctx.settings));
       }
@@ -186,6 +204,7 @@ async function* patientsOfMonth(
     }
     if (rows.length < RIPS_PAGE_SIZE) return;
     after = rows[rows.length - 1]!.id;
+    await nextTurn();
   }
 }
 

@@ -62,8 +62,8 @@ export interface RipsPeriodQuery {
 
 /**
  * The next page of the insurer's patients with at least one service (an exam record not voided) in the period,
- * by id after `afterId`: the EXISTS walks the patient's cycles and their records by date (indexes
- * ingresos_paciente_idx, exam_records_ingreso_kind_fecha_idx).
+ * by id after `afterId`: the EXISTS seeks each of the patient's cycles for a record of the period (indexes
+ * ingresos_paciente_idx, exam_records_ingreso_fecha_idx, partial on the records not voided: decision 0150).
  */
 export async function ripsPatientsPage(db: Executor, q: RipsPeriodQuery, afterId: number, limit: number): Promise<RipsPatientRow[]> {
   return db

@@ -4,6 +4,7 @@ import {
   addMonths,
   buildUsuario,
   catalogueEntryOn,
+  catalogueIndex,
   checkRipsFile,
   monthBounds,
   patientProblems,
@@ -39,6 +40,11 @@ describe('RIPS rules', () => {
     assert.equal(catalogueEntryOn(rows, 'MONITOREO:POLISOMNOGRAFIA', '2026-10-04')?.cups, '891704');
     assert.equal(catalogueEntryOn(rows, 'MONITOREO:POLISOMNOGRAFIA', '2026-10-05')?.cups, '891901');
     assert.equal(catalogueEntryOn(rows, 'PSICOLOGIA:TCC_I', '2026-10-05'), null);
+    // Editions read in any order: a month's index answers the same.
+    const entryOn = catalogueIndex([rows[1]!, rows[2]!, rows[0]!]);
+    assert.equal(entryOn('MONITOREO:POLISOMNOGRAFIA', '2026-10-04')?.cups, '891704');
+    assert.equal(entryOn('MONITOREO:POLISOMNOGRAFIA', '2026-11-01')?.cups, '891901');
+    assert.equal(entryOn('OTRO', '1999-12-31'), null);
     assert.equal(servicioOf({ kind: 'PSICOLOGIA', tipo: null, tipo_sesion: 'TCC_I' }), 'PSICOLOGIA:TCC_I');
   });
 

@@ -90,14 +90,27 @@ export interface CatalogueEntry {
   cod_servicio: number;
 }
 
-/** The row of `servicio` in force on `fecha`: the latest whose vigente_desde is not after it (decision 0092). */
-export function catalogueEntryOn(entries: readonly CatalogueEntry[], servicio: string, fecha: string): CatalogueEntry | null {
-  let found: CatalogueEntry | null = null;
+/**
+ * The catalogue read once for a month: the row of a service in force on a date is the latest whose vigente_desde
+ * is not after it (decision 0092). Each service's editions kept latest first: a lookup walks that service's only.
+ */
+export function catalogueIndex(entries: readonly CatalogueEntry[]): (servicio: string, fecha: string) => CatalogueEntry | null {
+  const byServicio = new Map<string, CatalogueEntry[]>();
   for (const e of entries) {
-    if (e.servicio !== servicio || e.vigente_desde > fecha) continue;
-    if (found === null || e.vigente_desde > found.vigente_desde) found = e;
+    const list = byServicio.get(e.servicio) ?? [];
+    list.push(e);
+    byServicio.set(e.servicio, list);
   }
-  return found;
+  for (const list of byServicio.values()) list.sort((a, b) => (a.vigente_desde < b.vigente_desde ? 1 : a.vigente_desde > b.vigente_desde ? -1 : 0));
+  return (servicio, fecha) => {
+    for (const e of byServicio.get(servicio) ?? []) if (e.vigente_desde <= fecha) return e;
+    return null;
+  };
+}
+
+/** The row of `servicio` in force on `fecha` (one lookup; a month's reading uses catalogueIndex once). */
+export function catalogueEntryOn(entries: readonly CatalogueEntry[], servicio: string, fecha: string): CatalogueEntry | null {
+  return catalogueIndex(entries)(servicio, fecha);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -257,14 +270,13 @@ export function buildUsuario(p: RipsPatient, services: readonly { svc: RipsServi
   const consultas: Record<string, unknown>[] = [];
   const procedimientos: Record<string, unknown>[] = [];
   const dx = diagnosticoOf(p, s);
+  // Object literals written out whole, in the file's key order: a spread of shared fields followed by more keys
+  // leaves V8 slow (dictionary) objects, which cost the builder, ajv and JSON.stringify several times more.
   for (const { svc, entry } of services) {
-    const common = {
-      codPrestador: s.codigo_prestador,
-      fechaInicioAtencion: fechaAtencion(svc),
-    };
     if (entry.bloque === 'consultas') {
       consultas.push({
-        ...common,
+        codPrestador: s.codigo_prestador,
+        fechaInicioAtencion: fechaAtencion(svc),
         numAutorizacion: null,
         codConsulta: entry.cups,
         modalidadGrupoServicioTecSal: s.modalidad_grupo_servicio,
@@ -288,7 +300,8 @@ export function buildUsuario(p: RipsPatient, services: readonly { svc: RipsServi
       });
     } else {
       procedimientos.push({
-        ...common,
+        codPrestador: s.codigo_prestador,
+        fechaInicioAtencion: fechaAtencion(svc),
         idMIPRES: null,
         numAutorizacion: null,
         codProcedimiento: entry.cups,

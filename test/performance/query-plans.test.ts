@@ -225,6 +225,10 @@ describe(`query plans (engine=${ENGINE})`, () => {
     assertUses(await plansOfPage(`/exams/${patientId}/`), ['exam_records_ingreso_idx']);
   });
 
+  test('the RIPS page finds the month’s patients by a seek of each cycle’s records in the period', async () => {
+    assertUses(await plansOfPage('/dashboard/rips/?mes=2026-10&entidad_salud=ENTITY_A'), ['exam_records_ingreso_fecha_idx']);
+  });
+
   test('a kept list page reads the session and the table versions only', async () => {
     await plansOfPage('/patients/?mes_filtro=7');
     const plans = await plansOfPage('/patients/?mes_filtro=7', { kept: true });
