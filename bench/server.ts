@@ -64,7 +64,8 @@ export async function buildOf(root: string): Promise<ServerBuild> {
 
 /**
  * The bundle `npm start` runs (`node … dist/server.js` with SERVER_NODE_FLAGS, built first; one process, so its RSS
- * is the server's own) with APP_ENV=production. Its output goes to `logFile`.
+ * is the server's own; with WORKERS > 1 in the environment, the primary and its servers, whose CPU and RSS
+ * cpuSecondsOf and rssOf sum) with APP_ENV=production. Its output goes to `logFile`.
  */
 export async function startServer(databaseUrl: string, logFile: string, options: ServerOptions = {}): Promise<RunningServer> {
   const port = await freePort();
