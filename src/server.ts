@@ -34,7 +34,8 @@ async function main(): Promise<void> {
   await migrateToLatest(handle.db);
 
   // Every server of a cluster accepts the one link the first prints.
-  const setupToken = (await countUsers(handle.db)) === 0 ? (process.env[SETUP_TOKEN_ENV] ?? randomBytes(24).toString('base64url')) : null;
+  const shared = worker !== null ? process.env[SETUP_TOKEN_ENV] : undefined;
+  const setupToken = (await countUsers(handle.db)) === 0 ? (shared ?? randomBytes(24).toString('base64url')) : null;
   // Log lines are written by a background write of whatever accumulated meanwhile: under load, one write for many
   // requests instead of one blocking write each (a quarter of a small request's time). Flushed on shutdown.
   const logDestination = pino.destination({ dest: 1, sync: false });

@@ -197,6 +197,22 @@ describe(`two server processes on one ${ENGINE} database (WORKERS=2)`, () => {
     assert.match(reports[0]!, /"level":"info".*"reason":"stopped on SIGTERM"/);
   });
 
+  test('on an empty database the one first-run link printed opens on either server', async () => {
+    const empty = await createHarnessDatabase(ENGINE);
+    try {
+      server = await startServer(empty.url, { WORKERS: '2' });
+      const { servers, on } = await clientsOnEachServer(1);
+      const link = /\/users\/setup\/\?token=[\w-]+/.exec(server.output())?.[0];
+      assert.ok(link, server.output());
+      assert.equal(server.output().match(/users\/setup\/\?token=/g)!.length, 1, 'printed once');
+      for (const pid of servers) assert.equal((await on.get(pid)![0]!.get(link)).status, 200, `server ${pid}`);
+      await server.kill('SIGTERM');
+    } finally {
+      await server.kill('SIGKILL');
+      await empty.drop();
+    }
+  });
+
   test('a server killed from outside ends the other and the launcher, which says so', async () => {
     server = await startServer(database.url, { WORKERS: '2' });
     const servers = childrenOf(server.child.pid!);
