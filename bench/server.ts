@@ -3,7 +3,7 @@
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,7 +64,8 @@ export async function buildOf(root: string): Promise<ServerBuild> {
 
 /**
  * The bundle `npm start` runs (`node … dist/server.js` with SERVER_NODE_FLAGS, built first; one process, so its RSS
- * is the server's own) with APP_ENV=production. Its output goes to `logFile`.
+ * is the server's own; with WORKERS > 1 in the environment, the primary and its servers, whose CPU and RSS
+ * cpuSecondsOf and rssOf sum) with APP_ENV=production. Its output goes to `logFile`.
  */
 export async function startServer(databaseUrl: string, logFile: string, options: ServerOptions = {}): Promise<RunningServer> {
   const port = await freePort();
@@ -145,28 +146,53 @@ const CLOCK_TICKS = (() => {
   return Number.isFinite(n) && n > 0 ? n : 100;
 })();
 
+/** The process and its descendants (the servers a cluster's primary started, WORKERS > 1), by /proc's children lists. */
+export function processTree(pid: number): number[] {
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) {
+    try {
+      for (const task of readdirSync(`/proc/${out[i]}/task`)) {
+        const children = readFileSync(`/proc/${out[i]}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+        out.push(...children);
+      }
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return out;
+}
+
 /**
  * CPU time a process has used so far, all its threads, in seconds (utime + stime of /proc/<pid>/stat); NaN when
  * unreadable. Per request it is steadier than requests a second on a shared machine: other work slows the
- * server down, but hardly changes what each request costs it.
+ * server down, but hardly changes what each request costs it. With several server processes (WORKERS > 1), the
+ * sum over the primary and every server (a server that ended meanwhile no longer counts).
  */
 export function cpuSecondsOf(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return Number.NaN;
+  let total = 0;
+  for (const p of processTree(pid)) {
+    try {
+      const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    } catch {
+      if (p === pid) return Number.NaN;
+    }
   }
+  return total;
 }
 
-/** Resident set size of a process, in bytes (VmRSS of /proc/<pid>/status); 0 when unreadable. */
+/** Resident set size of a process and its descendants (several servers: their sum), in bytes (VmRSS); 0 when unreadable. */
 export function rssOf(pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
+  let total = 0;
+  for (const p of processTree(pid)) {
+    try {
+      const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
+      total += m ? Number(m[1]) * 1024 : 0;
+    } catch {
+      // ended meanwhile
+    }
   }
+  return total;
 }
 
 /** Samples a process's RSS every 100 ms: the peak over the whole run and since the last mark(). */

@@ -86,6 +86,11 @@ export interface BuildAppOptions extends AppDeps {
   importConfirmWaitMs?: number;
   /** false renders every kept page anew on each request (the differential tests compare both). Default: true. */
   keepPages?: boolean;
+  /**
+   * The rate limit's store (a class, as @fastify/rate-limit takes it): one counted by the cluster's primary when
+   * several servers share the port (decision 0190). Default: the plugin's own, in this process.
+   */
+  rateLimitStore?: new (options: unknown) => unknown;
 }
 
 /**
@@ -157,7 +162,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerErrorHandling(app);
   await app.register(cookie, { secret: config.signingSecret, hook: 'onRequest' });
   await app.register(securityPlugin);
-  await app.register(rateLimit, { global: false });
+  await app.register(rateLimit, { global: false, ...(options.rateLimitStore ? { store: options.rateLimitStore as never } : {}) });
   await app.register(messagesPlugin);
   await app.register(sessionPlugin);
   await app.register(guardPlugin);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { WORKERS_MESSAGE, workersFrom } from './platform/launch/runtime-flags.js';
 
 /** A configuration problem that must stop the start; the message names the variable. */
 export class ConfigError extends Error {
@@ -64,6 +65,12 @@ const envSchema = z.object({
   // One log line a request (method, path, status, time). Off by default (decision 0016): it was 15 % of a page's
   // time; the reverse proxy keeps an access log, and every access to patient data is in the audit trail.
   LOG_REQUESTS: z.enum(['true', 'false'], { message: 'debe ser true o false' }).default('false'),
+  // Server processes sharing the port: a number or auto (one per core). Read by the launcher (dist/server.js),
+  // checked here too so that a bad value stops any start with the same message (decision 0190).
+  WORKERS: z
+    .string()
+    .optional()
+    .refine((raw) => workersFrom({ WORKERS: raw }, 1) !== null, WORKERS_MESSAGE),
 });
 
 /** The names of every variable the server reads (deploy/somno.env.example lists them all: a test checks it). */

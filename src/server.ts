@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { buildApp, loggerOptions } from './app.js';
@@ -12,6 +13,8 @@ import { countUsers, deleteStaleLoginRecords } from './users/user.repository.js'
 import { LOCK_WINDOW_MS } from './users/user.rules.js';
 import { inTransaction } from './platform/writes/transaction.js';
 import { logDocumentoCollisions } from './patients/identity.repository.js';
+import { SETUP_TOKEN_ENV, WORKER_COUNT_ENV, WORKER_INDEX_ENV } from './platform/launch/cluster.js';
+import { SharedRateLimitStore } from './platform/launch/shared-rate-limit.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -24,10 +27,15 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const handle = openDatabase(config.databaseUrl);
+  // One of several servers sharing the port (WORKERS > 1, decision 0190): the cluster's primary started it, the
+  // first alone; the others come once it listens, so only the first finds migrations to run.
+  const worker = cluster.isWorker ? Number(process.env[WORKER_INDEX_ENV] ?? '1') : null;
+  const handle = openDatabase(config.databaseUrl, { sharedWithProcesses: worker !== null });
   await migrateToLatest(handle.db);
 
-  const setupToken = (await countUsers(handle.db)) === 0 ? randomBytes(24).toString('base64url') : null;
+  // Every server of a cluster accepts the one link the first prints.
+  const shared = worker !== null ? process.env[SETUP_TOKEN_ENV] : undefined;
+  const setupToken = (await countUsers(handle.db)) === 0 ? (shared ?? randomBytes(24).toString('base64url')) : null;
   // Log lines are written by a background write of whatever accumulated meanwhile: under load, one write for many
   // requests instead of one blocking write each (a quarter of a small request's time). Flushed on shutdown.
   const logDestination = pino.destination({ dest: 1, sync: false });
@@ -39,9 +47,11 @@ async function main(): Promise<void> {
     setupToken,
     sqliteFile: handle.sqliteFile,
     logger: { ...(loggerOptions(config.appEnv) as object), stream: logDestination },
+    ...(worker !== null ? { rateLimitStore: SharedRateLimitStore } : {}),
   });
 
-  await logDocumentoCollisions(handle.db, app.log);
+  const first = worker === null || worker === 1;
+  if (first) await logDocumentoCollisions(handle.db, app.log);
 
   const cleanup = setInterval(() => {
     const now = systemClock.now().getTime();
@@ -58,6 +68,8 @@ async function main(): Promise<void> {
     }).catch((err: unknown) => app.log.warn({ err }, 'session cleanup failed'));
   }, 10 * 60_000);
   cleanup.unref();
+  // One server of a cluster cleans up for all.
+  if (!first) clearInterval(cleanup);
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -83,7 +95,8 @@ async function main(): Promise<void> {
 
   await app.listen({ port: config.port, host: config.host });
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
-  console.log(`Somno escucha en ${base} (base de datos: ${handle.engine})`);
+  if (!first) return;
+  console.log(`Somno escucha en ${base} (base de datos: ${handle.engine}${worker !== null ? `, ${process.env[WORKER_COUNT_ENV]} procesos` : ''})`);
   if (setupToken) {
     console.log(
       `No hay usuarios todavía. Cree el primer administrador con este enlace de un solo uso:\n  ${base}/users/setup/?token=${setupToken}`,

@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
 import type Pg from 'pg';
 import type { Database } from './database.js';
-import { applySqlitePragmas } from './sqlite-pragmas.js';
+import { applySqlitePragmas, SQLITE_BUSY_TIMEOUT_MS } from './sqlite-pragmas.js';
 import { setWriteTurn, WriteTurn } from '../platform/writes/write-turn.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -44,7 +44,17 @@ export function engineOf(url: string): Engine {
   throw new Error('DATABASE_URL debe ser sqlite:RUTA o postgres://…');
 }
 
-export function openDatabase(url: string, options: { poolSize?: number } = {}): DatabaseHandle {
+export interface OpenOptions {
+  poolSize?: number;
+  /**
+   * Other server processes write the same SQLite file (WORKERS > 1, decision 0190): a transaction waits for the
+   * file's write lock as a promise, not asleep in SQLite's busy handler (which would hold every request of this
+   * process meanwhile, as decision 0052 found for the audit writer's thread).
+   */
+  sharedWithProcesses?: boolean;
+}
+
+export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHandle {
   if (engineOf(url) === 'sqlite') {
     const file = url.slice('sqlite:'.length);
     if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -52,7 +62,9 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
     // 8 MB of page cache instead of better-sqlite3's 16: as fast at 100,000 patients, and 8 MB less resident
     // (decision 0022).
     applySqlitePragmas(sqlite, { cacheKb: 8000 });
-    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }) });
+    const db = new Kysely<Database>({
+      dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }, options.sharedWithProcesses ?? false),
+    });
     // Shared with the audit writer's thread, which writes the same file; inTransaction waits for it (decision 0052).
     if (file !== ':memory:') setWriteTurn(db, new WriteTurn());
     return {
@@ -85,18 +97,55 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
  * 0018) reads and writes for longer, so the window mattered more. Waiting for the lock is busy_timeout's job.
  */
 class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly settings: SqliteDialectConfig) {
+  constructor(
+    private readonly settings: SqliteDialectConfig,
+    private readonly shared: boolean,
+  ) {
     super(settings);
   }
 
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.settings);
+    return new ImmediateSqliteDriver(this.settings, this.shared);
   }
 }
 
+const BEGIN = CompiledQuery.raw('begin immediate');
+const NO_BUSY_WAIT = CompiledQuery.raw('pragma busy_timeout = 0');
+const BUSY_WAIT = CompiledQuery.raw(`pragma busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+
+const isBusy = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 'SQLITE_BUSY';
+
 class ImmediateSqliteDriver extends SqliteDriver {
+  constructor(
+    settings: SqliteDialectConfig,
+    private readonly shared: boolean,
+  ) {
+    super(settings);
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    if (!this.shared) {
+      await connection.executeQuery(BEGIN);
+      return;
+    }
+    // Another process holds the write lock: try again after a pause given to the event loop, until SQLite's own
+    // timeout would have passed (then SQLITE_BUSY, a 503). Reads of this process wait meanwhile (the connection is
+    // this transaction's), as they wait for a group of this process's own changes (decision 0018).
+    const deadline = Date.now() + SQLITE_BUSY_TIMEOUT_MS;
+    await connection.executeQuery(NO_BUSY_WAIT);
+    try {
+      for (let pause = 1; ; pause = Math.min(pause * 2, 8)) {
+        try {
+          await connection.executeQuery(BEGIN);
+          return;
+        } catch (err) {
+          if (!isBusy(err) || Date.now() + pause > deadline) throw err;
+        }
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    } finally {
+      await connection.executeQuery(BUSY_WAIT);
+    }
   }
 }
 

@@ -1,5 +1,8 @@
 import type SQLite from 'better-sqlite3';
 
+/** How long a connection waits for another's write lock before SQLite answers SQLITE_BUSY. */
+export const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
 /**
  * The pragmas of every connection to the SQLite file: the server's and the audit writer's thread (decision 0017).
  * Kept free of other imports: the writer's bundle includes it.
@@ -7,7 +10,7 @@ import type SQLite from 'better-sqlite3';
 export function applySqlitePragmas(sqlite: SQLite.Database, options: { cacheKb: number }): void {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   // FULL: a committed record survives a power cut, not only a process crash.
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma(`cache_size = -${options.cacheKb}`);

@@ -80,6 +80,34 @@ describe('the launcher of the built server', () => {
     assert.deepEqual(await exit, { code: 0, signal: null });
   });
 
+  test('with WORKERS=2 the plain launcher starts two servers, each with every flag and MALLOC_ARENA_MAX; SIGTERM ends all', async () => {
+    const { launcher, exit } = await start([], { WORKERS: '2' });
+    let servers = childrenOf(launcher.pid!);
+    // The second server starts once the first listens.
+    for (let i = 0; i < 600 && servers.length < 2; i++, servers = childrenOf(launcher.pid!)) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(servers.length, 2, 'two servers under the launcher');
+    for (const server of servers) {
+      const args = commandLine(server);
+      for (const flag of SERVER_NODE_FLAGS) assert.ok(args.includes(flag), `${flag} in ${args.join(' ')}`);
+      assert.ok(environment(server).includes('MALLOC_ARENA_MAX=2'));
+      assert.deepEqual(childrenOf(server), [], 'a server starts no other');
+    }
+    launcher.kill('SIGTERM');
+    assert.deepEqual(await exit, { code: 0, signal: null });
+    for (const server of servers) assert.ok(await gone(server), 'each server ended with the launcher');
+  });
+
+  test('a WORKERS that is not a number from 1 to 16 nor auto stops the start with a configuration error', async () => {
+    const env: Record<string, string | undefined> = { ...process.env, WORKERS: 'dos' };
+    for (const k of [...Object.keys(SERVER_ENV), 'NODE_OPTIONS', LAUNCHED_ENV]) delete env[k];
+    const launcher = spawn(process.execPath, [bundle], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    launcher.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => launcher.once('close', (c) => resolve(c)));
+    assert.equal(code, 2);
+    assert.match(stderr, /WORKERS: debe ser un número de 1 a 16 o auto/);
+  });
+
   test('a value the operator chose is kept', async () => {
     const { launcher, exit } = await start(['--max-old-space-size=200'], { MALLOC_ARENA_MAX: '3' });
     const server = childrenOf(launcher.pid!)[0]!;

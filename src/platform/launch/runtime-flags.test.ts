@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { LAUNCHED_ENV, SERVER_ENV, SERVER_NODE_FLAGS, relaunchFor } from './runtime-flags.js';
+import { LAUNCHED_ENV, SERVER_ENV, SERVER_NODE_FLAGS, relaunchFor, WORKERS_MAX, workersFrom } from './runtime-flags.js';
 
 describe('relaunchFor', () => {
   test('a process started without the flags is relaunched with all of them and MALLOC_ARENA_MAX', () => {
@@ -22,5 +22,23 @@ describe('relaunchFor', () => {
 
   test('the server the launcher started never launches another, whatever it lacks', () => {
     assert.equal(relaunchFor([], { [LAUNCHED_ENV]: '1' }), null);
+  });
+});
+
+describe('workersFrom (WORKERS)', () => {
+  test('unset or empty: one process, as always', () => {
+    assert.equal(workersFrom({}, 2), 1);
+    assert.equal(workersFrom({ WORKERS: '' }, 2), 1);
+  });
+
+  test('a number from 1 to the maximum, or auto for one per core (bounded)', () => {
+    assert.equal(workersFrom({ WORKERS: '2' }, 8), 2);
+    assert.equal(workersFrom({ WORKERS: ` ${WORKERS_MAX} ` }, 2), WORKERS_MAX);
+    assert.equal(workersFrom({ WORKERS: 'auto' }, 2), 2);
+    assert.equal(workersFrom({ WORKERS: 'auto' }, 64), WORKERS_MAX);
+  });
+
+  test('anything else is refused (the launcher stops with a configuration error)', () => {
+    for (const raw of ['0', '-1', String(WORKERS_MAX + 1), '2.5', 'dos', 'AUTO', '1e1', '007']) assert.equal(workersFrom({ WORKERS: raw }, 2), null, raw);
   });
 });

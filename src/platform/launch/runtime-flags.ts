@@ -53,3 +53,25 @@ export function relaunchFor(execArgv: readonly string[], env: Readonly<Record<st
   if (missingFlags.length === 0 && missingEnv.length === 0) return null;
   return { nodeArgs: [...missingFlags, ...execArgv], env: { ...Object.fromEntries(missingEnv), ...env, [LAUNCHED_ENV]: '1' } };
 }
+
+/** How many server processes share the port (issue 30, decision 0190): a number, or `auto` for one per core. */
+export const WORKERS_ENV = 'WORKERS';
+
+/** More processes than this is a typing error, not a machine: each costs its own heap, caches and connections. */
+export const WORKERS_MAX = 16;
+
+/** The message for a WORKERS that cannot be read (config.ts says the same, for the server's own check). */
+export const WORKERS_MESSAGE = `debe ser un número de 1 a ${WORKERS_MAX} o auto`;
+
+/**
+ * The number of server processes WORKERS asks for: 1 when it is unset or empty (one process, as always), `cores`
+ * for `auto` (at most WORKERS_MAX), or null when it is neither a number in range nor `auto`.
+ */
+export function workersFrom(env: Readonly<Record<string, string | undefined>>, cores: number): number | null {
+  const raw = (env[WORKERS_ENV] ?? '').trim();
+  if (raw === '') return 1;
+  if (raw === 'auto') return Math.max(1, Math.min(cores, WORKERS_MAX));
+  if (!/^\d{1,2}$/.test(raw)) return null;
+  const n = Number(raw);
+  return n >= 1 && n <= WORKERS_MAX ? n : null;
+}

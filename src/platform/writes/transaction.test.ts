@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../../../test/helpers.js';
+import { openDatabase } from '../../db/connection.js';
 import type { Db } from '../../db/database.js';
 import SQLite from 'better-sqlite3';
 import { GROUP_COMMIT_MAX, inTransaction, TRANSACTION_ATTEMPTS } from './transaction.js';
@@ -187,6 +188,34 @@ if (ENGINE === 'sqlite') describe('inTransaction groups commits on SQLite', () =
       other.prepare(`insert into group_item (label) values ('other')`).run();
       assert.deepEqual(await labels(), ['mine', 'other']);
     } finally {
+      other.close();
+    }
+  });
+
+  test('with other server processes on the file (WORKERS > 1), a change waits for their write lock as a promise, then commits', async () => {
+    await sql`delete from group_item`.execute(db);
+    // Another process's connection, holding the write lock; it lets go only from a timer of this event loop.
+    const other = new SQLite(tdb.handle.sqliteFile!);
+    const shared = openDatabase(`sqlite:${tdb.handle.sqliteFile!}`, { sharedWithProcesses: true });
+    try {
+      other.prepare('begin immediate').run();
+      other.prepare(`insert into group_item (label) values ('other')`).run();
+      let ticks = 0;
+      const ticking = setInterval(() => ticks++, 5);
+      setTimeout(() => other.prepare('commit').run(), 150);
+      const started = Date.now();
+      await inTransaction(shared.db, async (trx) => {
+        await sql`insert into group_item (label) values ('mine')`.execute(trx);
+      });
+      clearInterval(ticking);
+      // Asleep in SQLite's busy handler, the timer that commits the other could not have run for 5 s.
+      assert.ok(Date.now() - started < 2000, `waited ${Date.now() - started} ms`);
+      assert.ok(ticks >= 10, `the event loop went on meanwhile (${ticks} ticks)`);
+      assert.deepEqual(await labels(), ['other', 'mine']);
+      // Its busy timeout is back for everything else.
+      assert.equal(Number((await sql<{ timeout: number }>`pragma busy_timeout`.execute(shared.db)).rows[0]!.timeout), 5000);
+    } finally {
+      await shared.close();
       other.close();
     }
   });
