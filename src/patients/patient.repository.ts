@@ -105,6 +105,8 @@ export interface PatientSearch {
   today: string;
   /** Tests only: the most entries the order index may be walked (default WALK_FACTOR × the matches), to force one page plan or the other. */
   walkBudget?: number;
+  /** Tests only: the most matches read at once in list order (default FEW_MATCHES; 0 counts and pages apart). */
+  fewMatches?: number;
 }
 
 export interface PatientListRow {
@@ -205,10 +207,18 @@ export function patientListFilter(
 // (src/platform/pages/page-cache.ts), so a search is computed once per version of the patients.
 
 /**
- * Walking the order index costs about as much per entry as the search index costs per match (each needs the
- * row's text or order columns): walk when the entries to walk are at most WALK_FACTOR × the matches.
+ * Walk the order index when the entries to walk are at most WALK_FACTOR × the matches. Where the walk reads a
+ * row per entry (every patient, a calendar month), an entry costs about what a match of the search index does.
+ * The active list's walk reads the text from its index's entries (migration 0440): on SQLite an entry costs about
+ * a fifth of a match looked up and sorted (0.14 against 0.5–0.8 µs at 100,000 patients, decision 0170).
  */
 const WALK_FACTOR = 1;
+const WALK_FACTOR_COVERED_SQLITE = 4;
+/**
+ * SQLite: an active list's search with at most this many matches returns them all, in list order, with its count
+ * (the page a slice of them); past it the count alone comes back and the page is read apart.
+ */
+const FEW_MATCHES = 1000;
 /** Active patients per month range, from patient_active_counts ('YYYY-MM' keys compare as the dates do). */
 async function countActive(db: Executor, month: { eq?: string; from?: string; to?: string }): Promise<number> {
   let q = db.selectFrom('patient_active_counts').select(sql<number>`cast(coalesce(sum(n), 0) as integer)`.as('n'));
@@ -266,6 +276,33 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
     return all.length ? sql`where ${sql.join(all, sql` and `)}` : sql``;
   };
 
+  // SQLite, a search of the active patients: its matches read once from the search index (in a materialized CTE)
+  // give the count and, when they are few (most searches of a name and a surname, or of a documento), every
+  // match's id in list order, of which the page is a slice: one pass over the search index instead of two (the
+  // count, then the page). Past FEW_MATCHES only the count comes back, and the page is read below.
+  let counted: number | null = null;
+  const few = s.fewMatches ?? FEW_MATCHES;
+  if (sqlite && fts !== null && active) {
+    const byId = match.likeWords.length === 0 ? sql` indexed by patients_active_id_order_idx` : sql``;
+    const matchConditions = [...conditions, ...likes('q', match.likeWords)];
+    const { rows: matched } = await sql<{ n: number | null; id: number | null }>`with m as materialized (
+        select q.id, q.apellido_norm as a, q.nombre_norm as b from patients_fts as f cross join patients as q${byId}
+        where patients_fts match ${fts} and q.id = f.rowid and ${sql.join(matchConditions, sql` and `)}),
+      c as (select count(*) as n from m)
+      select 0 as k, c.n as n, null as id, null as a, null as b from c
+      union all select 1, null, m.id, m.a, m.b from m where (select n from c) <= ${few}
+      order by k, a, b, id`.execute(db);
+    counted = Number(matched[0]?.n ?? 0);
+    if (counted <= few) {
+      const total = counted;
+      const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
+      const page = Math.min(Math.max(1, Math.trunc(Number.isFinite(s.page) ? s.page : 1)), pageCount);
+      const ids = matched.slice(1 + (page - 1) * PAGE_SIZE, 1 + page * PAGE_SIZE).map((r) => Number(r.id));
+      if (ids.length === 0) return { rows: [], total, page, pageCount };
+      return { rows: await pageRows(db, sql`select q.id from patients as q where q.id in (${sql.join(ids)})`, s.today), total, page, pageCount };
+    }
+  }
+
   // How many patients the list walks through without a search (the scope), and how many match.
   const scope = active ? await countActive(db, monthRange) : await countAll(db);
   // The matches counted from the search index (SQLite): alone when every patient counts and every word is in the
@@ -281,8 +318,8 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
         ? ftsCount(sql`patients as q`, [...conditions, ...likes('q', match.likeWords)])
         : conditions.length === 0
           ? sql`select cast(count(*) as integer) as n from patients_fts where patients_fts match ${fts}`
-          : ftsCount(sql`patients as q indexed by patients_active_ids_idx`, conditions);
-  const total = !searching ? scope : Number((await sql<{ n: number }>`${countQuery}`.execute(db)).rows[0]?.n ?? 0);
+          : ftsCount(sql`patients as q indexed by patients_active_id_order_idx`, conditions);
+  const total = !searching ? scope : (counted ?? Number((await sql<{ n: number }>`${countQuery}`.execute(db)).rows[0]?.n ?? 0));
 
   const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const page = Math.min(Math.max(1, Math.trunc(Number.isFinite(s.page) ? s.page : 1)), pageCount);
@@ -296,16 +333,27 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
   const skip = fromEnd ? total - offset - size : offset;
   // Entries of the order index walked to reach the page when the matches are spread evenly over it.
   const walked = !searching ? skip + size : ((skip + size) * Math.max(scope, 1)) / Math.max(total, 1);
-  const walk = !searching || !indexable || walked <= (s.walkBudget ?? WALK_FACTOR * total);
+  // The active list's walk of a search reads the text from its index (migration 0440), not from the rows.
+  const covered = searching && active && month === null;
+  const factor = covered && sqlite ? WALK_FACTOR_COVERED_SQLITE : WALK_FACTOR;
+  const walk = !searching || !indexable || walked <= (s.walkBudget ?? factor * total);
 
-  const orderIndex = !active ? 'patients_order_idx' : month !== null ? 'patients_active_month_order_idx' : 'patients_active_order_idx';
+  const orderIndex = !active
+    ? 'patients_order_idx'
+    : month !== null
+      ? 'patients_active_month_order_idx'
+      : covered
+        ? 'patients_active_order_text_idx'
+        : 'patients_active_order_idx';
   let pageIds: RawBuilder<unknown>;
   if (walk) {
     const forced = sqlite ? sql.raw(` indexed by ${orderIndex}`) : sql``;
     pageIds = sql`select q.id from patients as q${forced} ${whereOf(searching ? like : null)}
       order by q.apellido_norm ${dir}, q.nombre_norm ${dir}, q.id ${dir} limit ${size} offset ${skip}`;
   } else if (sqlite) {
-    pageIds = sql`select q.id from patients as q ${whereOf(indexMatch)}
+    // The matches' order columns from an index by id (migration 0440) when no short word needs the row's text.
+    const byId = active && match.likeWords.length === 0 ? sql` indexed by patients_active_id_order_idx` : sql``;
+    pageIds = sql`select q.id from patients as q${byId} ${whereOf(indexMatch)}
       order by q.apellido_norm ${dir}, q.nombre_norm ${dir}, q.id ${dir} limit ${size} offset ${skip}`;
   } else {
     // Few matches: take them from the trigram index first, so the planner cannot walk the order index instead.
@@ -314,6 +362,11 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
       order by q.apellido_norm ${dir}, q.nombre_norm ${dir}, q.id ${dir} limit ${size} offset ${skip}`;
     pageIds = sql`with matched as materialized (select q.id from patients as q where ${like}) ${pageIds}`;
   }
+  return { rows: await pageRows(db, pageIds, s.today), total, page, pageCount };
+}
+
+/** The list's rows of the page's ids (a subquery of `id`s), with their ACTIVO Ingreso, in list order. */
+async function pageRows(db: Executor, pageIds: RawBuilder<unknown>, today: string): Promise<PatientListRow[]> {
   // "cross join": SQLite must start from the ten ids (it would otherwise walk the whole order index of the
   // outer query to spare sorting ten rows); PostgreSQL plans it as any inner join.
   const details = await sql<Omit<PatientListRow, 'mes_capita'>>`
@@ -324,13 +377,12 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
     left join ingresos as a on a.paciente_id = p.id and a.estado = 'ACTIVO'
     where p.id = page_ids.id
     order by p.apellido_norm, p.nombre_norm, p.id`.execute(db);
-  const rows: PatientListRow[] = details.rows.map((r) => ({
+  return details.rows.map((r) => ({
     ...r,
     ingreso_id: r.ingreso_id ?? null,
     fecha_inicio: r.fecha_inicio ?? null,
-    mes_capita: r.fecha_inicio ? mesCapita(r.fecha_inicio, s.today) : null,
+    mes_capita: r.fecha_inicio ? mesCapita(r.fecha_inicio, today) : null,
   }));
-  return { rows, total, page, pageCount };
 }
 
 function isSqlite(db: Executor): boolean {
