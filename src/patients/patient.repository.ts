@@ -276,6 +276,9 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
     return all.length ? sql`where ${sql.join(all, sql` and `)}` : sql``;
   };
 
+  // No search, no month: the list of every active patient (or every patient) starts from its nearest block.
+  if (!searching && range === null) return blockPage(db, active, s.page, s.today);
+
   // SQLite, a search of the active patients: its matches read once from the search index (in a materialized CTE)
   // give the count and, when they are few (most searches of a name and a surname, or of a documento), every
   // match's id in list order, of which the page is a slice: one pass over the search index instead of two (the
@@ -363,6 +366,53 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
     pageIds = sql`with matched as materialized (select q.id from patients as q where ${like}) ${pageIds}`;
   }
   return { rows: await pageRows(db, pageIds, s.today), total, page, pageCount };
+}
+
+/** A page number as the spec reads it (not a number: 1; past the last page: the last), and its list's pages. */
+function pageOf(requested: number, total: number): { page: number; pageCount: number; offset: number; size: number } {
+  const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  const page = Math.min(Math.max(1, Math.trunc(Number.isFinite(requested) ? requested : 1)), pageCount);
+  const offset = (page - 1) * PAGE_SIZE;
+  return { page, pageCount, offset, size: Math.min(PAGE_SIZE, total - offset) };
+}
+
+/**
+ * A page of the list of every active patient (or every patient) without a search, from patient_list_blocks
+ * (migration 0441, decision 0171): the blocks' counts give the total and the patients before each block's start;
+ * the page's ids are walked from the nearest start, forwards from the block the page begins in, or backwards from
+ * the start of the block after its end (or the list's end). The walk is at most half a block (~500 entries) on any
+ * page, the first or the last, instead of up to half the list.
+ */
+async function blockPage(db: Executor, active: boolean, requested: number, today: string): Promise<PatientSearchResult> {
+  const { rows: blocks } = await sql<{ start_key: string; n: number }>`
+    select start_key, ${sql.raw(active ? 'n_active' : 'n_all')} as n from patient_list_blocks order by start_key`.execute(db);
+  let total = 0;
+  for (const b of blocks) total += Number(b.n);
+  const { page, pageCount, offset, size } = pageOf(requested, total);
+  if (size <= 0) return { rows: [], total, page, pageCount };
+  // The last block start at or before the page's first row, and the first at or after its end (null: the end).
+  let from = { key: '', before: 0 };
+  let to: { key: string | null; before: number } = { key: null, before: total };
+  let before = 0;
+  for (const b of blocks) {
+    if (before <= offset) from = { key: b.start_key, before };
+    if (before >= offset + size) {
+      to = { key: b.start_key, before };
+      break;
+    }
+    before += Number(b.n);
+  }
+  const forwards = offset - from.before <= to.before - offset - size;
+  const conditions: RawBuilder<unknown>[] = [];
+  if (active) conditions.push(sql`q.activo_desde is not null`);
+  if (forwards && from.key !== '') conditions.push(sql`q.apellido_norm >= ${from.key}`);
+  if (!forwards && to.key !== null) conditions.push(sql`q.apellido_norm < ${to.key}`);
+  const dir = sql.raw(forwards ? 'asc' : 'desc');
+  const skip = forwards ? offset - from.before : to.before - offset - size;
+  const forced = isSqlite(db) ? sql.raw(` indexed by ${active ? 'patients_active_order_idx' : 'patients_order_idx'}`) : sql``;
+  const pageIds = sql`select q.id from patients as q${forced} ${conditions.length ? sql`where ${sql.join(conditions, sql` and `)}` : sql``}
+    order by q.apellido_norm ${dir}, q.nombre_norm ${dir}, q.id ${dir} limit ${size} offset ${skip}`;
+  return { rows: await pageRows(db, pageIds, today), total, page, pageCount };
 }
 
 /** The list's rows of the page's ids (a subquery of `id`s), with their ACTIVO Ingreso, in list order. */
