@@ -215,7 +215,7 @@ export function patientListFilter(
 const WALK_FACTOR = 1;
 const WALK_FACTOR_COVERED_SQLITE = 4;
 /**
- * SQLite: an active list's search with at most this many matches returns them all, in list order, with its count
+ * An active list's search with at most this many matches returns them all, in list order, with its count
  * (the page a slice of them); past it the count alone comes back and the page is read apart.
  */
 const FEW_MATCHES = 1000;
@@ -279,18 +279,23 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
   // No search, no month: the list of every active patient (or every patient) starts from its nearest block.
   if (!searching && range === null) return blockPage(db, active, s.page, s.today);
 
-  // SQLite, a search of the active patients: its matches read once from the search index (in a materialized CTE)
+  // A search of the active patients: its matches read once from the search index (in a materialized CTE)
   // give the count and, when they are few (most searches of a name and a surname, or of a documento), every
   // match's id in list order, of which the page is a slice: one pass over the search index instead of two (the
   // count, then the page). Past FEW_MATCHES only the count comes back, and the page is read below.
   let counted: number | null = null;
   const few = s.fewMatches ?? FEW_MATCHES;
-  if (sqlite && fts !== null && active) {
+  if (indexable && active) {
     const byId = match.likeWords.length === 0 ? sql` indexed by patients_active_id_order_idx` : sql``;
-    const matchConditions = [...conditions, ...likes('q', match.likeWords)];
-    const { rows: matched } = await sql<{ n: number | null; id: number | null }>`with m as materialized (
-        select q.id, q.apellido_norm as a, q.nombre_norm as b from patients_fts as f cross join patients as q${byId}
-        where patients_fts match ${fts} and q.id = f.rowid and ${sql.join(matchConditions, sql` and `)}),
+    // SQLite: from the FTS5 matches (the short words checked over them); PostgreSQL: every word's LIKE, which the
+    // planner serves from the trigram index.
+    const matches =
+      fts !== null
+        ? sql`from patients_fts as f cross join patients as q${byId}
+          where patients_fts match ${fts} and q.id = f.rowid and ${sql.join([...conditions, ...likes('q', match.likeWords)], sql` and `)}`
+        : sql`from patients as q where ${sql.join([...conditions, ...likes('q', words)], sql` and `)}`;
+    const { rows: matched } = await sql<{ n: number | string | null; id: number | null }>`with m as materialized (
+        select q.id, q.apellido_norm as a, q.nombre_norm as b ${matches}),
       c as (select count(*) as n from m)
       select 0 as k, c.n as n, null as id, null as a, null as b from c
       union all select 1, null, m.id, m.a, m.b from m where (select n from c) <= ${few}
