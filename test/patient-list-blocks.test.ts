@@ -58,7 +58,7 @@ describe('patient_list_blocks: list pages from the nearest block, as OFFSET show
   let db: Kysely<any>;
   before(async () => {
     t = await createTestDatabase();
-    db = t.handle.db as unknown as Kysely<any>;
+    db = t.handle.db;
   });
   after(async () => t.drop());
 
