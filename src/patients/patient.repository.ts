@@ -313,20 +313,18 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
 
   // How many patients the list walks through without a search (the scope), and how many match.
   const scope = active ? await countActive(db, monthRange) : await countAll(db);
-  // The matches counted from the search index (SQLite): alone when every patient counts and every word is in the
-  // FTS5 query; otherwise each checked against the small index of active ids (migration 0090) rather than the
-  // table's rows (decision 0049), or against its row when a short word needs the row's search_text.
-  const ftsCount = (joined: RawBuilder<unknown>, extra: RawBuilder<unknown>[]) =>
-    sql`select cast(count(*) as integer) as n from patients_fts as f cross join ${joined}
+  // The matches counted where the read above did not (the lists of every patient, or only words too short for
+  // the trigram index): on SQLite from FTS5 alone when every word is in its query, else each FTS5 match's row
+  // checked for the short words; by LIKE where no FTS5 query serves.
+  const ftsCount = (extra: RawBuilder<unknown>[]) =>
+    sql`select cast(count(*) as integer) as n from patients_fts as f cross join patients as q
       where patients_fts match ${fts} and q.id = f.rowid and ${sql.join(extra, sql` and `)}`;
   const countQuery =
     fts === null
       ? sql`select cast(count(*) as integer) as n from patients as q ${whereOf(like)}`
-      : match.likeWords.length > 0
-        ? ftsCount(sql`patients as q`, [...conditions, ...likes('q', match.likeWords)])
-        : conditions.length === 0
-          ? sql`select cast(count(*) as integer) as n from patients_fts where patients_fts match ${fts}`
-          : ftsCount(sql`patients as q indexed by patients_active_id_order_idx`, conditions);
+      : match.likeWords.length > 0 || conditions.length > 0
+        ? ftsCount([...conditions, ...likes('q', match.likeWords)])
+        : sql`select cast(count(*) as integer) as n from patients_fts where patients_fts match ${fts}`;
   const total = !searching ? scope : (counted ?? Number((await sql<{ n: number }>`${countQuery}`.execute(db)).rows[0]?.n ?? 0));
 
   const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
