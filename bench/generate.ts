@@ -19,6 +19,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { openDatabase, type Engine } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { COUNTERS, countersDifferingFromRows, recount } from '../src/db/migrations/20261125_0070_dashboard_counters.js';
+import { fillListBlocks } from '../src/db/migrations/20261127_0441_patient_list_blocks.js';
 import { countDateViolations } from '../src/ingresos/date-violations.repository.js';
 import { addDays, todayIn } from '../src/shared/dates.js';
 import { patientDerivedColumns } from '../src/patients/patient.rules.js';
@@ -333,6 +334,16 @@ async function verifyDerived(db: Kysely<any>, engine: Engine, checkForeignKeys: 
       sql`select case when (select coalesce(sum(n), 0) from patient_total) = (select count(*) from patients) then 0 else 1 end as n`,
     ]);
   }
+  if (tables.has('patient_list_blocks')) {
+    checks.push([
+      'patient_list_blocks (pacientes y activos por bloque de la lista)',
+      sql`select count(*) as n from patient_list_blocks b
+           where b.n_all <> (select count(*) from patients p where p.apellido_norm >= b.start_key
+                               and p.apellido_norm < coalesce((select min(c.start_key) from patient_list_blocks c where c.start_key > b.start_key), p.apellido_norm || 'x'))
+              or b.n_active <> (select count(*) from patients p where p.activo_desde is not null and p.apellido_norm >= b.start_key
+                               and p.apellido_norm < coalesce((select min(c.start_key) from patient_list_blocks c where c.start_key > b.start_key), p.apellido_norm || 'x'))`,
+    ]);
+  }
   for (const c of COUNTERS.filter((c) => tables.has(c.table))) {
     checks.push([`${c.table} (contadores del tablero)`, sql.raw<{ n: number | string }>(countersDifferingFromRows(c))]);
   }
@@ -517,6 +528,8 @@ async function main(): Promise<void> {
       const skipped = new Set(Object.values(SKIPPED_INSERT_TRIGGERS));
       await recount(db, COUNTERS.map((c) => c.table).filter((t) => skipped.has(t) && tables.has(t)));
     }
+    // The list's blocks were cut when the database was empty (one block): cut them again over the patients loaded.
+    if (tables.has('patient_list_blocks')) await fillListBlocks(db);
     if (engine === 'postgres') {
       // Ids were given explicitly: move each serial sequence past them. Then what autovacuum would do on a
       // database that has lived for a while: set the visibility map (index-only scans depend on it), gather

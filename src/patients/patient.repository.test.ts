@@ -282,12 +282,16 @@ describe('patient_active_counts and the version of patients follow the patients 
       made.push(await createPatient(db, { nombre: `${t} ${i % 3 === 0 ? 'gonzalo' : 'luis'}`, apellido: `Ap${String(13 - i).padStart(2, '0')}` }, { fechaInicio: i % 4 === 0 ? null : `2026-0${5 + (i % 2)}-1${i % 10}` }));
     }
     const run = (walkBudget: number, query: string, extra: Partial<PatientSearch> = {}) =>
-      searchPatients(db, { query, onlyActive: true, page: 1, today: TODAY, walkBudget, ...extra });
+      searchPatients(db, { query, onlyActive: true, page: 1, today: TODAY, walkBudget, fewMatches: 0, ...extra });
     for (const query of [t, `${t} gonzalo`, `${t} luis`, 'gonzalo', `luis ${t}`, `${t} ap1`, `ap0 ${t}`, `go ${t}`]) {
-      for (const extra of [{}, { mesFiltro: 7 }, { mesFiltro: 6 }, { onlyActive: false }, { page: 2 }, { onlyActive: false, page: 2 }]) {
+      for (const extra of [{}, { mesFiltro: 7 }, { mesFiltro: 6 }, { onlyActive: false }, { page: 2 }, { onlyActive: false, page: 2 }, { page: 9 }]) {
         const walked = await run(Number.POSITIVE_INFINITY, query, extra);
         const indexed = await run(0, query, extra);
         assert.deepEqual(indexed, walked, `${query} ${JSON.stringify(extra)}`);
+        // SQLite reads few matches once, in list order, for the count and the page together: the same list.
+        assert.deepEqual(await searchPatients(db, { query, onlyActive: true, page: 1, today: TODAY, ...extra }), walked, `few ${query} ${JSON.stringify(extra)}`);
+        // More matches than it reads at once: counted and paged apart.
+        assert.deepEqual(await searchPatients(db, { query, onlyActive: true, page: 1, today: TODAY, fewMatches: 2, ...extra }), walked, `many ${query} ${JSON.stringify(extra)}`);
       }
     }
     // The count follows a change at once.

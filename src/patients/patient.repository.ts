@@ -105,6 +105,8 @@ export interface PatientSearch {
   today: string;
   /** Tests only: the most entries the order index may be walked (default WALK_FACTOR × the matches), to force one page plan or the other. */
   walkBudget?: number;
+  /** Tests only: the most matches read at once in list order (default FEW_MATCHES; 0 counts and pages apart). */
+  fewMatches?: number;
 }
 
 export interface PatientListRow {
@@ -205,10 +207,18 @@ export function patientListFilter(
 // (src/platform/pages/page-cache.ts), so a search is computed once per version of the patients.
 
 /**
- * Walking the order index costs about as much per entry as the search index costs per match (each needs the
- * row's text or order columns): walk when the entries to walk are at most WALK_FACTOR × the matches.
+ * Walk the order index when the entries to walk are at most WALK_FACTOR × the matches. Where the walk reads a
+ * row per entry (every patient, a calendar month), an entry costs about what a match of the search index does.
+ * The active list's walk reads the text from its index's entries (migration 0440): on SQLite an entry costs about
+ * a fifth of a match looked up and sorted (0.14 against 0.5–0.8 µs at 100,000 patients, decision 0170).
  */
 const WALK_FACTOR = 1;
+const WALK_FACTOR_COVERED_SQLITE = 4;
+/**
+ * An active list's search with at most this many matches returns them all, in list order, with its count
+ * (the page a slice of them); past it the count alone comes back and the page is read apart.
+ */
+const FEW_MATCHES = 1000;
 /** Active patients per month range, from patient_active_counts ('YYYY-MM' keys compare as the dates do). */
 async function countActive(db: Executor, month: { eq?: string; from?: string; to?: string }): Promise<number> {
   let q = db.selectFrom('patient_active_counts').select(sql<number>`cast(coalesce(sum(n), 0) as integer)`.as('n'));
@@ -266,23 +276,56 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
     return all.length ? sql`where ${sql.join(all, sql` and `)}` : sql``;
   };
 
+  // No search, no month: the list of every active patient (or every patient) starts from its nearest block.
+  if (!searching && range === null) return blockPage(db, active, s.page, s.today);
+
+  // A search of the active patients: its matches read once from the search index (in a materialized CTE)
+  // give the count and, when they are few (most searches of a name and a surname, or of a documento), every
+  // match's id in list order, of which the page is a slice: one pass over the search index instead of two (the
+  // count, then the page). Past FEW_MATCHES only the count comes back, and the page is read below.
+  let counted: number | null = null;
+  const few = s.fewMatches ?? FEW_MATCHES;
+  if (indexable && active) {
+    const byId = match.likeWords.length === 0 ? sql` indexed by patients_active_id_order_idx` : sql``;
+    // SQLite: from the FTS5 matches (the short words checked over them); PostgreSQL: every word's LIKE, which the
+    // planner serves from the trigram index.
+    const matches =
+      fts !== null
+        ? sql`from patients_fts as f cross join patients as q${byId}
+          where patients_fts match ${fts} and q.id = f.rowid and ${sql.join([...conditions, ...likes('q', match.likeWords)], sql` and `)}`
+        : sql`from patients as q where ${sql.join([...conditions, ...likes('q', words)], sql` and `)}`;
+    const { rows: matched } = await sql<{ n: number | string | null; id: number | null }>`with m as materialized (
+        select q.id, q.apellido_norm as a, q.nombre_norm as b ${matches}),
+      c as (select count(*) as n from m)
+      select 0 as k, c.n as n, null as id, null as a, null as b from c
+      union all select 1, null, m.id, m.a, m.b from m where (select n from c) <= ${few}
+      order by k, a, b, id`.execute(db);
+    counted = Number(matched[0]?.n ?? 0);
+    if (counted <= few) {
+      const total = counted;
+      const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
+      const page = Math.min(Math.max(1, Math.trunc(Number.isFinite(s.page) ? s.page : 1)), pageCount);
+      const ids = matched.slice(1 + (page - 1) * PAGE_SIZE, 1 + page * PAGE_SIZE).map((r) => Number(r.id));
+      if (ids.length === 0) return { rows: [], total, page, pageCount };
+      return { rows: await pageRows(db, sql`select q.id from patients as q where q.id in (${sql.join(ids)})`, s.today), total, page, pageCount };
+    }
+  }
+
   // How many patients the list walks through without a search (the scope), and how many match.
   const scope = active ? await countActive(db, monthRange) : await countAll(db);
-  // The matches counted from the search index (SQLite): alone when every patient counts and every word is in the
-  // FTS5 query; otherwise each checked against the small index of active ids (migration 0090) rather than the
-  // table's rows (decision 0049), or against its row when a short word needs the row's search_text.
-  const ftsCount = (joined: RawBuilder<unknown>, extra: RawBuilder<unknown>[]) =>
-    sql`select cast(count(*) as integer) as n from patients_fts as f cross join ${joined}
+  // The matches counted where the read above did not (the lists of every patient, or only words too short for
+  // the trigram index): on SQLite from FTS5 alone when every word is in its query, else each FTS5 match's row
+  // checked for the short words; by LIKE where no FTS5 query serves.
+  const ftsCount = (extra: RawBuilder<unknown>[]) =>
+    sql`select cast(count(*) as integer) as n from patients_fts as f cross join patients as q
       where patients_fts match ${fts} and q.id = f.rowid and ${sql.join(extra, sql` and `)}`;
   const countQuery =
     fts === null
       ? sql`select cast(count(*) as integer) as n from patients as q ${whereOf(like)}`
-      : match.likeWords.length > 0
-        ? ftsCount(sql`patients as q`, [...conditions, ...likes('q', match.likeWords)])
-        : conditions.length === 0
-          ? sql`select cast(count(*) as integer) as n from patients_fts where patients_fts match ${fts}`
-          : ftsCount(sql`patients as q indexed by patients_active_ids_idx`, conditions);
-  const total = !searching ? scope : Number((await sql<{ n: number }>`${countQuery}`.execute(db)).rows[0]?.n ?? 0);
+      : match.likeWords.length > 0 || conditions.length > 0
+        ? ftsCount([...conditions, ...likes('q', match.likeWords)])
+        : sql`select cast(count(*) as integer) as n from patients_fts where patients_fts match ${fts}`;
+  const total = !searching ? scope : (counted ?? Number((await sql<{ n: number }>`${countQuery}`.execute(db)).rows[0]?.n ?? 0));
 
   const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const page = Math.min(Math.max(1, Math.trunc(Number.isFinite(s.page) ? s.page : 1)), pageCount);
@@ -296,16 +339,27 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
   const skip = fromEnd ? total - offset - size : offset;
   // Entries of the order index walked to reach the page when the matches are spread evenly over it.
   const walked = !searching ? skip + size : ((skip + size) * Math.max(scope, 1)) / Math.max(total, 1);
-  const walk = !searching || !indexable || walked <= (s.walkBudget ?? WALK_FACTOR * total);
+  // The active list's walk of a search reads the text from its index (migration 0440), not from the rows.
+  const covered = searching && active && month === null;
+  const factor = covered && sqlite ? WALK_FACTOR_COVERED_SQLITE : WALK_FACTOR;
+  const walk = !searching || !indexable || walked <= (s.walkBudget ?? factor * total);
 
-  const orderIndex = !active ? 'patients_order_idx' : month !== null ? 'patients_active_month_order_idx' : 'patients_active_order_idx';
+  const orderIndex = !active
+    ? 'patients_order_idx'
+    : month !== null
+      ? 'patients_active_month_order_idx'
+      : covered
+        ? 'patients_active_order_text_idx'
+        : 'patients_active_order_idx';
   let pageIds: RawBuilder<unknown>;
   if (walk) {
     const forced = sqlite ? sql.raw(` indexed by ${orderIndex}`) : sql``;
     pageIds = sql`select q.id from patients as q${forced} ${whereOf(searching ? like : null)}
       order by q.apellido_norm ${dir}, q.nombre_norm ${dir}, q.id ${dir} limit ${size} offset ${skip}`;
   } else if (sqlite) {
-    pageIds = sql`select q.id from patients as q ${whereOf(indexMatch)}
+    // The matches' order columns from an index by id (migration 0440) when no short word needs the row's text.
+    const byId = active && match.likeWords.length === 0 ? sql` indexed by patients_active_id_order_idx` : sql``;
+    pageIds = sql`select q.id from patients as q${byId} ${whereOf(indexMatch)}
       order by q.apellido_norm ${dir}, q.nombre_norm ${dir}, q.id ${dir} limit ${size} offset ${skip}`;
   } else {
     // Few matches: take them from the trigram index first, so the planner cannot walk the order index instead.
@@ -314,6 +368,58 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
       order by q.apellido_norm ${dir}, q.nombre_norm ${dir}, q.id ${dir} limit ${size} offset ${skip}`;
     pageIds = sql`with matched as materialized (select q.id from patients as q where ${like}) ${pageIds}`;
   }
+  return { rows: await pageRows(db, pageIds, s.today), total, page, pageCount };
+}
+
+/** A page number as the spec reads it (not a number: 1; past the last page: the last), and its list's pages. */
+function pageOf(requested: number, total: number): { page: number; pageCount: number; offset: number; size: number } {
+  const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  const page = Math.min(Math.max(1, Math.trunc(Number.isFinite(requested) ? requested : 1)), pageCount);
+  const offset = (page - 1) * PAGE_SIZE;
+  return { page, pageCount, offset, size: Math.min(PAGE_SIZE, total - offset) };
+}
+
+/**
+ * A page of the list of every active patient (or every patient) without a search, from patient_list_blocks
+ * (migration 0441, decision 0171): the blocks' counts give the total and the patients before each block's start;
+ * the page's ids are walked from the nearest start, forwards from the block the page begins in, or backwards from
+ * the start of the block after its end (or the list's end). The walk is at most half a block (~500 entries) on any
+ * page, the first or the last, instead of up to half the list.
+ */
+async function blockPage(db: Executor, active: boolean, requested: number, today: string): Promise<PatientSearchResult> {
+  const { rows: blocks } = await sql<{ start_key: string; n: number }>`
+    select start_key, ${sql.raw(active ? 'n_active' : 'n_all')} as n from patient_list_blocks order by start_key`.execute(db);
+  let total = 0;
+  for (const b of blocks) total += Number(b.n);
+  const { page, pageCount, offset, size } = pageOf(requested, total);
+  if (size <= 0) return { rows: [], total, page, pageCount };
+  // The last block start at or before the page's first row, and the first at or after its end (null: the end).
+  let from = { key: '', before: 0 };
+  let to: { key: string | null; before: number } = { key: null, before: total };
+  let before = 0;
+  for (const b of blocks) {
+    if (before <= offset) from = { key: b.start_key, before };
+    if (before >= offset + size) {
+      to = { key: b.start_key, before };
+      break;
+    }
+    before += Number(b.n);
+  }
+  const forwards = offset - from.before <= to.before - offset - size;
+  const conditions: RawBuilder<unknown>[] = [];
+  if (active) conditions.push(sql`q.activo_desde is not null`);
+  if (forwards && from.key !== '') conditions.push(sql`q.apellido_norm >= ${from.key}`);
+  if (!forwards && to.key !== null) conditions.push(sql`q.apellido_norm < ${to.key}`);
+  const dir = sql.raw(forwards ? 'asc' : 'desc');
+  const skip = forwards ? offset - from.before : to.before - offset - size;
+  const forced = isSqlite(db) ? sql.raw(` indexed by ${active ? 'patients_active_order_idx' : 'patients_order_idx'}`) : sql``;
+  const pageIds = sql`select q.id from patients as q${forced} ${conditions.length ? sql`where ${sql.join(conditions, sql` and `)}` : sql``}
+    order by q.apellido_norm ${dir}, q.nombre_norm ${dir}, q.id ${dir} limit ${size} offset ${skip}`;
+  return { rows: await pageRows(db, pageIds, today), total, page, pageCount };
+}
+
+/** The list's rows of the page's ids (a subquery of `id`s), with their ACTIVO Ingreso, in list order. */
+async function pageRows(db: Executor, pageIds: RawBuilder<unknown>, today: string): Promise<PatientListRow[]> {
   // "cross join": SQLite must start from the ten ids (it would otherwise walk the whole order index of the
   // outer query to spare sorting ten rows); PostgreSQL plans it as any inner join.
   const details = await sql<Omit<PatientListRow, 'mes_capita'>>`
@@ -324,13 +430,12 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
     left join ingresos as a on a.paciente_id = p.id and a.estado = 'ACTIVO'
     where p.id = page_ids.id
     order by p.apellido_norm, p.nombre_norm, p.id`.execute(db);
-  const rows: PatientListRow[] = details.rows.map((r) => ({
+  return details.rows.map((r) => ({
     ...r,
     ingreso_id: r.ingreso_id ?? null,
     fecha_inicio: r.fecha_inicio ?? null,
-    mes_capita: r.fecha_inicio ? mesCapita(r.fecha_inicio, s.today) : null,
+    mes_capita: r.fecha_inicio ? mesCapita(r.fecha_inicio, today) : null,
   }));
-  return { rows, total, page, pageCount };
 }
 
 function isSqlite(db: Executor): boolean {

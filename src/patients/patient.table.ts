@@ -69,11 +69,22 @@ export interface PatientTotalTable {
   n: number;
 }
 
+/**
+ * The list order in blocks of consecutive apellido_norm values (migration 0441): a block starts at start_key and
+ * ends before the next; its patients, and its active patients, counted by triggers.
+ */
+export interface PatientListBlocksTable {
+  start_key: string;
+  n_all: number;
+  n_active: number;
+}
+
 export interface PatientTables {
   patients: PatientsTable;
   documento_collisions: DocumentoCollisionsTable;
   patient_active_counts: PatientActiveCountsTable;
   patient_total: PatientTotalTable;
+  patient_list_blocks: PatientListBlocksTable;
 }
 
 /** The registry's lines of these tables (src/platform/tables.ts). */
@@ -83,6 +94,7 @@ export const PATIENT_TABLE_ENTRIES = {
   patients_fts: { derivedFrom: 'patients', onlyOn: 'sqlite' },
   patient_active_counts: { derivedFrom: 'patients' },
   patient_total: { derivedFrom: 'patients' },
+  patient_list_blocks: { derivedFrom: 'patients' },
   // Read only by the administrators' page of repeated documentos, rendered per request (decision 0030).
   documento_collisions: {},
 } as const satisfies TableEntries<keyof PatientTables | 'patients_fts'>;

@@ -33,6 +33,8 @@ import * as importSkippedRows from './20261127_0320_import_skipped_rows.js';
 import * as patientTotal from './20261127_0340_patient_total.js';
 import * as historyByEffectiveDate from './20261127_0350_history_by_effective_date.js';
 import * as examRecordsByIngresoAndDate from './20261127_0420_exam_records_by_ingreso_and_date.js';
+import * as searchCoveringIndexes from './20261127_0440_search_covering_indexes.js';
+import * as patientListBlocks from './20261127_0441_patient_list_blocks.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
 export const migrations: Record<string, Migration> = {
@@ -70,4 +72,6 @@ export const migrations: Record<string, Migration> = {
   '20261127_0340_patient_total': patientTotal,
   '20261127_0350_history_by_effective_date': historyByEffectiveDate,
   '20261127_0420_exam_records_by_ingreso_and_date': examRecordsByIngresoAndDate,
+  '20261127_0440_search_covering_indexes': searchCoveringIndexes,
+  '20261127_0441_patient_list_blocks': patientListBlocks,
 };
