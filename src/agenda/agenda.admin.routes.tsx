@@ -73,7 +73,7 @@ export async function agendaAdminRoutes(app: FastifyInstance): Promise<void> {
         lines={lines}
         today={day}
         timeZone={config.timeZone}
-        tipos={tipos.map((t) => ({ value: t.codigo, label: t.nombre }))}
+        tipos={tipos.map((t) => ({ value: t.codigo, label: t.examen_tipo ? `${t.nombre} (la registra: ${t.examen_tipo})` : t.nombre }))}
         values={shown}
         errors={errors}
       />,
