@@ -97,4 +97,20 @@ describe(`agenda administration actions on ${ENGINE}`, () => {
     const history = await db().selectFrom('cita_historial').select(['desde', 'hacia']).where('cita_id', '=', booked.id).orderBy('id').execute();
     assert.deepEqual(history.at(-1), { desde: 'AGENDADA', hacia: 'ATENDIDA' });
   });
+
+  test('the database holds the same rules: hours as HH:MM, a place and a name not blank, a repeated line with its interval', async () => {
+    const refused = async (what: string, write: () => Promise<unknown>) => assert.rejects(write, undefined, what);
+    await refused('an hour not HH:MM', () => db().updateTable('agenda_ajustes').set({ hora_apertura: '7:00' }).where('id', '=', 1).execute());
+    await refused('an hour past 23:59', () => db().updateTable('agenda_ajustes').set({ hora_cierre: '24:00' }).where('id', '=', 1).execute());
+    await refused('a blank place', () => db().updateTable('agenda_ajustes').set({ lugar: '   ' }).where('id', '=', 1).execute());
+    await refused('a blank resource name', () => db().insertInto('agenda_recursos').values({ nombre: ' ', clase: 'SALA', activo: 1 }).execute());
+    const plan = await db().selectFrom('agenda_planes').select('id').orderBy('id').executeTakeFirstOrThrow();
+    await refused('a repeated line without interval', () =>
+      db().insertInto('agenda_plan_visitas').values({ plan_id: plan.id, tipo: 'SESION_TCC_I', dia: 10, repeticiones: 3, intervalo_dias: 0 }).execute(),
+    );
+    // What the pages write passes.
+    await db().updateTable('agenda_ajustes').set({ hora_apertura: '06:30', hora_cierre: '23:59', lugar: 'Sede norte' }).where('id', '=', 1).execute();
+    await db().insertInto('agenda_plan_visitas').values({ plan_id: plan.id, tipo: 'SESION_TCC_I', dia: 10, repeticiones: 1, intervalo_dias: 0 }).execute();
+    await db().updateTable('agenda_ajustes').set({ hora_apertura: '07:00', hora_cierre: '18:00', lugar: 'Clínica del sueño Somno' }).where('id', '=', 1).execute();
+  });
 });

@@ -33,6 +33,7 @@ import * as importSkippedRows from './20261127_0320_import_skipped_rows.js';
 import * as patientTotal from './20261127_0340_patient_total.js';
 import * as historyByEffectiveDate from './20261127_0350_history_by_effective_date.js';
 import * as consentByPatient from './20261127_0400_consent_by_patient.js';
+import * as agendaSettingsHeld from './20261127_0401_agenda_settings_held.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
 export const migrations: Record<string, Migration> = {
@@ -70,4 +71,5 @@ export const migrations: Record<string, Migration> = {
   '20261127_0340_patient_total': patientTotal,
   '20261127_0350_history_by_effective_date': historyByEffectiveDate,
   '20261127_0400_consent_by_patient': consentByPatient,
+  '20261127_0401_agenda_settings_held': agendaSettingsHeld,
 };
