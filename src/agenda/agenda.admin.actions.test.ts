@@ -99,7 +99,7 @@ describe(`agenda administration actions on ${ENGINE}`, () => {
   });
 
   test('the database holds the same rules: hours as HH:MM, a place and a name not blank, a repeated line with its interval', async () => {
-    const refused = async (what: string, write: () => Promise<unknown>) => assert.rejects(write, undefined, what);
+    const refused = async (what: string, write: () => Promise<unknown>) => assert.rejects(write, what);
     await refused('an hour not HH:MM', () => db().updateTable('agenda_ajustes').set({ hora_apertura: '7:00' }).where('id', '=', 1).execute());
     await refused('an hour past 23:59', () => db().updateTable('agenda_ajustes').set({ hora_cierre: '24:00' }).where('id', '=', 1).execute());
     await refused('a blank place', () => db().updateTable('agenda_ajustes').set({ lugar: '   ' }).where('id', '=', 1).execute());
