@@ -204,4 +204,25 @@ describe(`agenda administration on ${ENGINE}`, () => {
     assert.equal((await admin.post('/users/agenda/recursos/abc/', { nombre: 'X' })).status, 404);
     assert.equal((await admin.post(`/users/agenda/recursos/${recurso.id}/`, { nombre: '' })).status, 422);
   });
+
+  test('no 500 on nonsense: repeated, unknown, control characters, absurd lengths and ids answer 302, 404 or 422', async () => {
+    const before = await ctx.db.selectFrom('agenda_ajustes').selectAll().executeTakeFirstOrThrow();
+    const posts: [string, Record<string, string | string[]>][] = [
+      ['/users/agenda/', { hora_apertura: ['07:00', '08:00'], hora_cierre: '19:00', lugar: 'X' }],
+      ['/users/agenda/', { hora_apertura: '07:00', hora_cierre: '19:00', lugar: 'a\u0000b' }],
+      ['/users/agenda/', { hora_apertura: '07:00', hora_cierre: '19:00', lugar: 'x'.repeat(20_000) }],
+      ['/users/agenda/planes/', { programa: ['PROGRAMA AOS', 'PROGRAMA AOS'], vigente_desde: '2026-12-01' }],
+      ['/users/agenda/planes/', { programa: 'PROGRAMA AOS', vigente_desde: '9999-99-99', tipo_1: 'CONSULTA_INGRESO', dia_1: '99999999999' }],
+      ['/users/agenda/planes/', { programa: 'PROGRAMA AOS', vigente_desde: '2026-12-01', tipo_13: 'CONSULTA_INGRESO', dia_13: '0' }],
+      ['/users/agenda/recursos/', { nombre: 'x'.repeat(81), clase: 'SALA' }],
+      ['/users/agenda/recursos/0/', { nombre: 'X', activo: '1' }],
+      ['/users/agenda/recursos/99999999999/', { nombre: 'X', activo: '1' }],
+    ];
+    for (const [url, body] of posts) {
+      const res = await admin.post(url, body);
+      assert.ok([302, 404, 422].includes(res.status), `${url} ${JSON.stringify(body).slice(0, 120)}: ${res.status}`);
+    }
+    assert.equal((await admin.get('/users/agenda/planes/?programa=%00&programa=x')).status, 200);
+    assert.deepEqual(await ctx.db.selectFrom('agenda_ajustes').selectAll().executeTakeFirstOrThrow(), before);
+  });
 });
