@@ -27,7 +27,7 @@ try {
     if (rss > rssPeak) rssPeak = rss;
   }, 50);
   const started = performance.now();
-  const counts = await exportNdjson(handle.db, out);
+  const counts = await exportNdjson(handle.db, out, { timeZone: process.env.TIME_ZONE ?? 'America/Bogota' });
   const elapsed = performance.now() - started;
   clearInterval(timer);
   // Flat memory: the resident size over the second half of the run against the first half.

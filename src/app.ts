@@ -10,6 +10,7 @@ import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { sql } from 'kysely';
+import { agendaAdminRoutes } from './agenda/agenda.admin.routes.js';
 import { agendaRoutes } from './agenda/agenda.routes.js';
 import { registerTheAuditFields } from './app/audit-fields.js';
 import { auditRoutes } from './audit/audit.routes.js';
@@ -238,6 +239,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(documentoCollisionsRoutes);
   await app.register(auditRoutes, { prefix: '/users/audit' });
   await app.register(ripsSettingsRoutes, { prefix: '/users/rips' });
+  await app.register(agendaAdminRoutes, { prefix: '/users/agenda' });
   await app.register(dashboardRoutes, { prefix: '/dashboard' });
   await app.register(ripsRoutes, { prefix: '/dashboard' });
   await app.register(patientRoutes, { prefix: '/patients' });

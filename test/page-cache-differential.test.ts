@@ -51,6 +51,8 @@ type Write =
   | { kind: 'addExam'; patient: number; monitoreo: boolean; day: number }
   | { kind: 'voidExam'; exam: number }
   | { kind: 'userActive'; active: boolean }
+  | { kind: 'consent'; patient: number; canal: 'WHATSAPP' | 'SMS' }
+  | { kind: 'bookVisit'; patient: number; hour: number }
   | { kind: 'nextDay' };
 
 const APELLIDOS = ['Gómez', 'Gonzalez', 'Pérez', 'Zuluaga', 'Álvarez'];
@@ -84,6 +86,8 @@ const writeArb: fc.Arbitrary<Write> = fc.oneof(
   fc.record({ kind: fc.constant('addExam' as const), patient: fc.nat(), monitoreo: fc.boolean(), day: fc.integer({ min: 0, max: 5 }) }),
   fc.record({ kind: fc.constant('voidExam' as const), exam: fc.nat() }),
   fc.record({ kind: fc.constant('userActive' as const), active: fc.boolean() }),
+  fc.record({ kind: fc.constant('consent' as const), patient: fc.nat(), canal: fc.constantFrom('WHATSAPP' as const, 'SMS' as const) }),
+  fc.record({ kind: fc.constant('bookVisit' as const), patient: fc.nat(), hour: fc.integer({ min: 7, max: 17 }) }),
   fc.constant({ kind: 'nextDay' as const }),
 );
 
@@ -219,6 +223,33 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
       case 'userActive':
         await db.updateTable('users').set({ is_active: w.active ? 1 : 0 }).where('id', '=', staffId).execute();
         return;
+      case 'consent': {
+        // Given when there is none live, withdrawn when there is: the record page shows each channel's state.
+        const id = pick(recent(ids), w.patient);
+        if (id === undefined) return;
+        const live = await db.selectFrom('contacto_consentimientos').select('id').where('paciente_id', '=', id).where('canal', '=', w.canal).where('retirado_el', 'is', null).executeTakeFirst();
+        if (live) await db.updateTable('contacto_consentimientos').set({ retirado_el: day, updated_at: now }).where('id', '=', live.id).execute();
+        else await db.insertInto('contacto_consentimientos').values({ paciente_id: id, canal: w.canal, otorgado_el: day, retirado_el: null, registrado_por: staffId, created_at: now, updated_at: now }).execute();
+        return;
+      }
+      case 'bookVisit': {
+        // A visit booked today: the clinical view offers it to the exam forms. Refused (no open cycle, the slot
+        // taken, a deactivated professional) is a write that changed nothing.
+        const id = pick(recent(ids), w.patient);
+        if (id === undefined) return;
+        const res = await freshClient.post('/agenda/citas/nueva/', {
+          patient_id: String(id),
+          tipo: 'CONTROL_CPAP',
+          fecha: day,
+          hora: `${String(w.hour).padStart(2, '0')}:00`,
+          duracion_min: '30',
+          profesional: String(staffId),
+          recurso: '',
+        });
+        assert.ok(res.status === 302 || res.status === 422, `booking answered ${res.status}`);
+        if (res.status === 302) await freshClient.get(res.location!);
+        return;
+      }
       case 'nextDay':
         // Sessions end after 12 hours: the next day starts with a new login.
         ctx.clock.advanceMinutes(24 * 60);

@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { recordAudit } from '../audit/audit.repository.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { conflict } from '../shared/domain-error.js';
 import type { Trx } from '../db/database.js';
 import { inTransaction } from '../platform/writes/transaction.js';
 import { todayOf, type ActionContext } from '../platform/writes/action-context.js';
@@ -17,9 +18,11 @@ import {
   CAN,
   CYCLE_MOTIVO,
   estadoLabel,
+  type ExamOfVisit,
   hhmm,
   planVisits,
   startMinute,
+  visitRecordedBy,
   visitsFollowingCycle,
   type CycleEstado,
 } from './agenda.rules.js';
@@ -185,41 +188,44 @@ export async function bookVisit(ctx: ActionContext, parsed: ParsedForm<BookingIn
 const pairs = (before: Record<string, unknown> | null, after: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(after).filter(([k, v]) => before?.[k] !== v).map(([k, v]) => [k, [before?.[k] ?? null, v]]));
 
-/** One change of a visit in `from`, decided on the visit as it is inside the transaction. */
-async function changeVisit(
-  ctx: ActionContext,
-  citaId: number,
-  change: {
-    allowed: (e: CitaEstado) => boolean;
-    action: string;
-    decide: (trx: Trx, cita: CitaRow) => Promise<{ errors: FieldErrors } | { set: Partial<CitaRow>; hacia: CitaEstado; detalle: Record<string, unknown>; message: string }>;
-  },
-): Promise<AgendaResult> {
+type VisitChange = {
+  allowed: (e: CitaEstado) => boolean;
+  action: string;
+  decide: (trx: Trx, cita: CitaRow) => Promise<{ errors: FieldErrors } | { set: Partial<CitaRow>; hacia: CitaEstado; detalle: Record<string, unknown>; message: string }>;
+};
+
+/** One change of a visit, decided on the visit as it is inside the caller's transaction: its history row and audit entry. */
+async function applyVisitChange(trx: Trx, ctx: ActionContext, cita: CitaRow, change: VisitChange): Promise<AgendaResult> {
+  if (!change.allowed(cita.estado)) return { ok: false, errors: { _form: `${AGENDA_MSG.notBookable} (${estadoLabel(cita.estado)})` } };
+  const decided = await change.decide(trx, cita);
+  if ('errors' in decided) return { ok: false, errors: decided.errors };
+  const at = ctx.clock.now();
+  const now = at.toISOString();
+  const moved = await updateVisit(trx, { id: cita.id, from: cita.estado, set: { ...decided.set, estado: decided.hacia }, now });
+  if (!moved) return { ok: false, errors: { _form: 'La cita cambió mientras se procesaba. Vuelva a intentarlo.' } };
+  await insertVisitHistory(trx, { cita_id: cita.id, at: now, user_id: ctx.actor?.id ?? null, desde: cita.estado, hacia: decided.hacia, detalle: decided.detalle });
+  const before: Record<string, unknown> = { estado: cita.estado };
+  for (const k of Object.keys(decided.detalle)) before[k] = (cita as unknown as Record<string, unknown>)[k] ?? null;
+  await recordAudit(trx, {
+    at,
+    actor: ctx.actor,
+    action: change.action,
+    entityType: 'cita',
+    entityId: cita.id,
+    patientId: cita.paciente_id,
+    changes: pairs(before, { estado: decided.hacia, ...decided.detalle }),
+    requestId: ctx.requestId,
+  });
+  return { ok: true, id: cita.id, pacienteId: cita.paciente_id, message: decided.message };
+}
+
+/** One change of a visit in its own transaction. */
+async function changeVisit(ctx: ActionContext, citaId: number, change: VisitChange): Promise<AgendaResult> {
   try {
     return await inTransaction(ctx.db, async (trx): Promise<AgendaResult> => {
       const cita = await findCita(trx, citaId);
       if (!cita) return { ok: false, errors: { _form: 'Cita desconocida.' }, notFound: true };
-      if (!change.allowed(cita.estado)) return { ok: false, errors: { _form: `${AGENDA_MSG.notBookable} (${estadoLabel(cita.estado)})` } };
-      const decided = await change.decide(trx, cita);
-      if ('errors' in decided) return { ok: false, errors: decided.errors };
-      const at = ctx.clock.now();
-      const now = at.toISOString();
-      const moved = await updateVisit(trx, { id: cita.id, from: cita.estado, set: { ...decided.set, estado: decided.hacia }, now });
-      if (!moved) return { ok: false, errors: { _form: 'La cita cambió mientras se procesaba. Vuelva a intentarlo.' } };
-      await insertVisitHistory(trx, { cita_id: cita.id, at: now, user_id: ctx.actor?.id ?? null, desde: cita.estado, hacia: decided.hacia, detalle: decided.detalle });
-      const before: Record<string, unknown> = { estado: cita.estado };
-      for (const k of Object.keys(decided.detalle)) before[k] = (cita as unknown as Record<string, unknown>)[k] ?? null;
-      await recordAudit(trx, {
-        at,
-        actor: ctx.actor,
-        action: change.action,
-        entityType: 'cita',
-        entityId: cita.id,
-        patientId: cita.paciente_id,
-        changes: pairs(before, { estado: decided.hacia, ...decided.detalle }),
-        requestId: ctx.requestId,
-      });
-      return { ok: true, id: cita.id, pacienteId: cita.paciente_id, message: decided.message };
+      return applyVisitChange(trx, ctx, cita, change);
     });
   } catch (err) {
     return { ok: false, errors: overlapErrors(err) };
@@ -252,18 +258,41 @@ export function cancelVisit(ctx: ActionContext, citaId: number, parsed: ParsedFo
   });
 }
 
+/** Marking a booked visit attended, linked to the exam record that recorded it (of the same cycle), if any. */
+const attendChange = (examId: number | null): VisitChange => ({
+  allowed: CAN.attend,
+  action: 'cita.attend',
+  async decide(trx, cita) {
+    if (examId !== null && !(await findCycleExam(trx, cita.ingreso_id, examId))) return { errors: { exam_record_id: AGENDA_MSG.examOther } };
+    return { set: { exam_record_id: examId }, hacia: 'ATENDIDA', detalle: { exam_record_id: examId }, message: 'Cita marcada como atendida.' };
+  },
+});
+
 /** Marks a booked visit attended, linked to the exam record that recorded it (of the same cycle), if any. */
 export function attendVisit(ctx: ActionContext, citaId: number, parsed: ParsedForm<{ exam_record_id: number | null }>): Promise<AgendaResult> {
   if (!parsed.ok) return Promise.resolve({ ok: false, errors: parsed.errors });
-  const examId = parsed.data.exam_record_id;
-  return changeVisit(ctx, citaId, {
-    allowed: CAN.attend,
-    action: 'cita.attend',
-    async decide(trx, cita) {
-      if (examId !== null && !(await findCycleExam(trx, cita.ingreso_id, examId))) return { errors: { exam_record_id: AGENDA_MSG.examOther } };
-      return { set: { exam_record_id: examId }, hacia: 'ATENDIDA', detalle: { exam_record_id: examId }, message: 'Cita marcada como atendida.' };
-    },
-  });
+  return changeVisit(ctx, citaId, attendChange(parsed.data.exam_record_id));
+}
+
+/** What `attendVisitByExam` throws when the visit chosen cannot be the one the exam records. */
+export const VISIT_NOT_OFFERED = 'agenda.visit_not_offered';
+
+/**
+ * Step inside the exam record's transaction (registering an exam offers the day's booked visit): marks the
+ * patient's booked visit attended, linked to the record just written, with the same change as `attendVisit`. The
+ * visit must be the patient's, booked on the exam's date, of a kind that exam records; otherwise it throws
+ * conflict(VISIT_NOT_OFFERED) and the caller's transaction, the record with it, is rolled back.
+ */
+export async function attendVisitByExam(
+  trx: Trx,
+  ctx: ActionContext,
+  input: { citaId: number; pacienteId: number; examId: number; exam: ExamOfVisit },
+): Promise<void> {
+  const cita = await findCita(trx, input.citaId);
+  const tipo = cita ? await findTipo(trx, cita.tipo) : undefined;
+  if (!cita || !tipo || cita.paciente_id !== input.pacienteId || cita.fecha !== input.exam.fecha || !visitRecordedBy(tipo, input.exam)) throw conflict(VISIT_NOT_OFFERED);
+  const result = await applyVisitChange(trx, ctx, cita, attendChange(input.examId));
+  if (!result.ok) throw conflict(VISIT_NOT_OFFERED);
 }
 
 export function markNoShow(ctx: ActionContext, citaId: number): Promise<AgendaResult> {

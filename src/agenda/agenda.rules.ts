@@ -89,6 +89,24 @@ export const CAN = {
   noShow: (e: CitaEstado) => e === 'AGENDADA',
 } as const;
 
+/** What of an exam record says which visit it records: its kind, date and tipo (monitoring) or session (psychology). */
+export interface ExamOfVisit {
+  kind: string;
+  fecha: string;
+  tipo: string | null;
+  tipo_sesion: string | null;
+}
+
+/**
+ * Whether an exam record is what records a visit of this kind (decision 0101: each kind names its exam kind and, for
+ * monitoring and psychology, its tipo); a kind without a tipo takes any record of its exam kind.
+ */
+export function visitRecordedBy(tipo: { examen: string; examen_tipo: string | null }, exam: Pick<ExamOfVisit, 'kind' | 'tipo' | 'tipo_sesion'>): boolean {
+  if (tipo.examen !== exam.kind) return false;
+  if (tipo.examen_tipo === null) return true;
+  return tipo.examen_tipo === (exam.kind === 'PSICOLOGIA' ? exam.tipo_sesion : exam.tipo);
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // A booking's span and its checks
 
@@ -126,6 +144,7 @@ export const AGENDA_MSG = {
   motivo: 'Indique el motivo de la cancelación.',
   notBookable: 'Esta cita ya no se puede cambiar.',
   examOther: 'Elija un examen del paciente en este ciclo.',
+  visitNotOffered: 'Esa cita no corresponde a este registro: elija una cita agendada del paciente para la fecha del examen y de este tipo de examen, o no vincule ninguna.',
 } as const;
 
 export interface Horario {

@@ -36,6 +36,10 @@ export const ACTION_LABELS: Readonly<Record<string, string>> = {
   'patient.consent_withdraw': 'Consentimiento de contacto retirado',
   'agenda.feed_create': 'Calendario de agenda: dirección creada',
   'agenda.feed_revoke': 'Calendario de agenda: dirección revocada',
+  'agenda.plan_edition': 'Plan de visitas: nueva edición',
+  'agenda.settings': 'Horario y lugar de la agenda cambiados',
+  'agenda.resource_create': 'Recurso de la agenda agregado',
+  'agenda.resource_update': 'Recurso de la agenda cambiado',
   export: 'Exportación',
 };
 
@@ -51,6 +55,7 @@ export const ENTITY_LABELS: Readonly<Record<string, string>> = {
   import: 'Importación',
   cita: 'Cita',
   rips: 'RIPS',
+  agenda: 'Agenda',
 };
 
 export const actionLabel = (action: string): string => ACTION_LABELS[action] ?? action;

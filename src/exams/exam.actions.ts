@@ -11,7 +11,9 @@ import { todayOf, type ActionContext, type Actor } from '../platform/writes/acti
 import { inTransaction } from '../platform/writes/transaction.js';
 import { conflict, isDomainError, notFound } from '../shared/domain-error.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
-import { parseForm } from '../web/form.js';
+import { parseForm, parseId } from '../web/form.js';
+import { attendVisitByExam, VISIT_NOT_OFFERED } from '../agenda/agenda.actions.js';
+import { AGENDA_MSG } from '../agenda/agenda.rules.js';
 import { EXAM_AUDITED_ON_CREATE } from './exam.fields.js';
 import {
   findIngresoOfPatient,
@@ -30,6 +32,7 @@ export const EXAM_MSG = {
   noActivo: 'El paciente no tiene un ingreso ACTIVO (pudo haber cambiado mientras llenaba el formulario): no se guardó el registro.',
   cycleChanged: 'El ciclo activo del paciente cambió mientras llenaba el formulario: no se guardó el registro. Revise la fecha y vuelva a intentarlo.',
   created: (kind: ExamKindValue) => `Registro de ${labelOf(EXAM_KINDS, kind).toLowerCase()} guardado en el ingreso activo.`,
+  createdWithVisit: (kind: ExamKindValue) => `Registro de ${labelOf(EXAM_KINDS, kind).toLowerCase()} guardado en el ingreso activo; la cita quedó atendida.`,
   voided: (id: number) => `Registro n.º ${id} anulado. Ya no aparece en la vista clínica y se conserva en el historial del ingreso.`,
   alreadyVoided: (id: number) => `El registro n.º ${id} ya estaba anulado.`,
   voidArchived: 'Solo se pueden anular registros del ingreso activo: los ciclos archivados son de solo lectura.',
@@ -72,8 +75,14 @@ export async function addExamRecord(ctx: ActionContext, input: { patientId: numb
   const cycle = await findActiveIngreso(db, patient.id);
   if (!cycle) return { kind: 'done', message: { level: 'error', text: EXAM_MSG.noActivo } };
 
-  const form = parseForm(input.body, examSchema(kind, todayOf(ctx), cycle.fecha_inicio));
-  if (!form.ok) return { kind: 'invalid', posted: { kind, values: form.values, errors: form.errors } };
+  // The day's booked visit the form offered (issue 28): not a field of the record, read beside the record's form.
+  const { cita_id: citaRaw, ...body } = (typeof input.body === 'object' && input.body !== null ? input.body : {}) as Record<string, unknown>;
+  const citaText = typeof citaRaw === 'string' ? citaRaw.trim() : '';
+  const citaId = citaText === '' ? null : parseId(citaText);
+  const form = parseForm(body, examSchema(kind, todayOf(ctx), cycle.fecha_inicio));
+  const values = { ...form.values, cita_id: citaText };
+  const citaError = citaRaw !== undefined && typeof citaRaw !== 'string' ? 'Este campo se envió más de una vez.' : citaText !== '' && citaId === null ? AGENDA_MSG.visitNotOffered : null;
+  if (!form.ok || citaError) return { kind: 'invalid', posted: { kind, values, errors: { ...(form.ok ? {} : form.errors), ...(citaError ? { cita_id: citaError } : {}) } } };
 
   const now = clock.now();
   const user = actorOf(ctx);
@@ -98,14 +107,17 @@ export async function addExamRecord(ctx: ActionContext, input: { patientId: numb
         changes,
         requestId: ctx.requestId,
       });
+      // Marked attended with the record, in the same commit (the visit's own change: agenda.actions.ts).
+      if (citaId !== null) await attendVisitByExam(trx, ctx, { citaId, pacienteId: patient.id, examId: id, exam: { kind, fecha: row.fecha, tipo: row.tipo ?? null, tipo_sesion: row.tipo_sesion ?? null } });
     });
   } catch (err) {
+    if (isDomainError(err, VISIT_NOT_OFFERED)) return { kind: 'invalid', posted: { kind, values, errors: { cita_id: AGENDA_MSG.visitNotOffered } } };
     if (isDomainError(err, NO_ACTIVE_INGRESO)) return { kind: 'done', message: { level: 'error', text: EXAM_MSG.noActivo } };
     // The database found the date outside the cycle as it is now: the cycle changed under the form as well.
     if (isDomainError(err, CYCLE_CHANGED) || dateRuleRefused(err) !== null) return { kind: 'done', message: { level: 'error', text: EXAM_MSG.cycleChanged } };
     throw err;
   }
-  return { kind: 'done', message: { level: 'success', text: EXAM_MSG.created(kind) } };
+  return { kind: 'done', message: { level: 'success', text: citaId !== null ? EXAM_MSG.createdWithVisit(kind) : EXAM_MSG.created(kind) } };
 }
 
 export type VoidExamResult = { kind: 'not_found' } | { kind: 'done'; message: Message };

@@ -1,6 +1,8 @@
 // The exam pages kept by src/platform/pages/page-cache.ts.
 
+import { listBookedVisitsOn } from '../agenda/agenda.visits.repository.js';
 import { findPatientWithActiveIngreso, searchPatients } from '../patients/patient.repository.js';
+import { parseIsoDate } from '../shared/dates.js';
 import { LIST_PAGE_BYTES, RECORD_PAGE_BYTES } from '../platform/pages/cached-page.js';
 import { declarePage } from '../platform/pages/page-cache.js';
 import { listCycleRecords, listCycleSeries, listPatientCycles } from './exam.repository.js';
@@ -20,7 +22,8 @@ export const examListPage = declarePage<{ query: string; page: number; today: st
 });
 
 /**
- * The clinical view of a patient: the ACTIVO cycle's records, trends and forms, and the cycles. Kept after a GET;
+ * The clinical view of a patient: the ACTIVO cycle's records, trends and forms (each offering the patient's visits
+ * booked on the exam's date, today unless a posted form says another), and the cycles. Kept after a GET;
  * with a posted form's values and errors after a failed POST (the same render, not kept). `meta` is what the
  * view's audit entry records.
  */
@@ -30,18 +33,20 @@ export const clinicalPage = declarePage<
 >({
   name: 'exams.clinical',
   patient: ({ patientId }) => patientId,
-  tables: ['patients', 'ingresos', 'exam_records', 'users'],
+  tables: ['patients', 'ingresos', 'exam_records', 'users', 'citas', 'agenda_tipos'],
   maxBytes: RECORD_PAGE_BYTES,
   async render(db, { patientId, today, timeZone, posted }) {
+    const visitDay = (posted && parseIsoDate(posted.values.fecha ?? '')) || today;
     const found = await findPatientWithActiveIngreso(db, patientId);
     if (!found) return null;
     const { patient, ingreso: active } = found;
-    const [records, series, cycles] = await Promise.all([
+    const [records, series, cycles, visits] = await Promise.all([
       active ? listCycleRecords(db, active.id, { includeVoided: false }) : [],
       active ? listCycleSeries(db, active.id) : [],
       listPatientCycles(db, patient.id),
+      active ? listBookedVisitsOn(db, patient.id, visitDay) : [],
     ]);
-    const data = { patient, today, timeZone, active, records, series, cycles, ...(posted ? { posted } : {}) };
+    const data = { patient, today, timeZone, active, records, series, cycles, visits, ...(posted ? { posted } : {}) };
     return {
       node: <ClinicalContent data={data} />,
       title: clinicalTitle(patient),

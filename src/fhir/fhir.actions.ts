@@ -12,7 +12,7 @@ export async function exportPatientFhir(ctx: ActionContext, patientId: number): 
   const record = await loadPatientRecord(ctx.db, patientId);
   if (!record) return null;
   const at = ctx.clock.now();
-  const resources = patientResources(record);
+  const resources = patientResources(record, ctx.timeZone);
   await inTransaction(ctx.db, (trx) =>
     recordAudit(trx, {
       at,
@@ -29,7 +29,7 @@ export async function exportPatientFhir(ctx: ActionContext, patientId: number): 
 
 /** The whole database as FHIR NDJSON files in `outDir` (decision 0041), then its entry; the counts per resource type. */
 export async function exportAllFhir(ctx: ActionContext, outDir: string) {
-  const counts = await exportNdjson(ctx.db, outDir);
+  const counts = await exportNdjson(ctx.db, outDir, { timeZone: ctx.timeZone });
   await inTransaction(ctx.db, (trx) =>
     recordAudit(trx, {
       at: ctx.clock.now(),

@@ -50,7 +50,7 @@ async function closeStream(stream: WriteStream): Promise<void> {
  * are written under a `.partial` name and renamed only when every one is complete; an existing export file is
  * never overwritten (the EXPORT_TARGET_EXISTS domain error).
  */
-export async function exportNdjson(db: Db, outDir: string, options: { batchPatients?: number } = {}): Promise<Record<BulkResourceType, number>> {
+export async function exportNdjson(db: Db, outDir: string, options: { timeZone: string; batchPatients?: number }): Promise<Record<BulkResourceType, number>> {
   mkdirSync(outDir, { recursive: true });
   const finalPath = (t: BulkResourceType) => path.join(outDir, `${t}.ndjson`);
   for (const t of BULK_RESOURCE_TYPES) {
@@ -74,7 +74,7 @@ export async function exportNdjson(db: Db, outDir: string, options: { batchPatie
       pending?.catch(() => undefined);
       const lines: Record<BulkResourceType, string[]> = { Patient: [], EpisodeOfCare: [], Observation: [], Appointment: [] };
       for (const record of records) {
-        for (const resource of patientResources(record)) {
+        for (const resource of patientResources(record, options.timeZone)) {
           lines[resource.resourceType as BulkResourceType].push(JSON.stringify(resource));
         }
       }

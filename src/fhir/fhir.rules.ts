@@ -8,6 +8,7 @@ import type { IngresoRow } from '../ingresos/ingreso.table.js';
 import { departamentoCodigo, municipioCodigo } from '../patients/divipola.js';
 import { imc, labelOf, PROGRAMAS, TIPOS_DOCUMENTO } from '../patients/patient.rules.js';
 import type { PatientRow } from '../patients/patient.table.js';
+import { zoneOffsetAt } from '../shared/dates.js';
 
 /** Base of Somno's own code systems and extensions (no national one exists for these concepts). */
 export const SOMNO_FHIR_BASE = 'https://somno.co/fhir';
@@ -224,15 +225,16 @@ export interface AppointmentValues {
   created_at: string;
 }
 
-/** Colombia keeps UTC−5 all year (no daylight saving): a booked time is written with that offset. */
-const COLOMBIA_OFFSET = '-05:00';
-
-const localInstant = (fecha: string, minutes: number): string => {
+/**
+ * A booked wall-clock time with the clinic's zone's offset on that day, from the zone's rules rather than a constant
+ * (decision 0141): Colombia's is −05:00 all year (no daylight saving since 1993).
+ */
+const localInstant = (fecha: string, minutes: number, timeZone: string): string => {
   const d = new Date(Date.parse(`${fecha}T00:00:00Z`) + minutes * 60000);
-  return `${d.toISOString().slice(0, 19)}${COLOMBIA_OFFSET}`;
+  return `${d.toISOString().slice(0, 19)}${zoneOffsetAt(timeZone, fecha, minutes)}`;
 };
 
-export function appointmentResource(c: AppointmentValues, pacienteId: number): Appointment {
+export function appointmentResource(c: AppointmentValues, pacienteId: number, timeZone: string): Appointment {
   const booked = c.fecha !== null && c.hora !== null && c.duracion_min !== null;
   const startMin = booked ? Number(c.hora!.slice(0, 2)) * 60 + Number(c.hora!.slice(3, 5)) : 0;
   return {
@@ -243,7 +245,7 @@ export function appointmentResource(c: AppointmentValues, pacienteId: number): A
     appointmentType: { coding: [{ system: SYSTEMS.tipoCita, code: c.tipo, display: c.tipo_nombre }], text: c.tipo_nombre },
     ...(c.estado === 'CANCELADA' && c.motivo ? { cancelationReason: { text: c.motivo } } : {}),
     ...(booked
-      ? { start: localInstant(c.fecha!, startMin), end: localInstant(c.fecha!, startMin + c.duracion_min!), minutesDuration: c.duracion_min! }
+      ? { start: localInstant(c.fecha!, startMin, timeZone), end: localInstant(c.fecha!, startMin + c.duracion_min!, timeZone), minutesDuration: c.duracion_min! }
       : c.vence_el
         ? { requestedPeriod: [{ start: c.vence_el, end: c.vence_el }] }
         : {}),
@@ -264,8 +266,8 @@ export interface PatientRecordData {
   appointments?: readonly AppointmentValues[];
 }
 
-/** Every resource of one patient, Patient first, then each EpisodeOfCare, then the Observations. */
-export function patientResources(data: PatientRecordData): FhirResource[] {
+/** Every resource of one patient, Patient first, then each EpisodeOfCare, then the Observations, then the visits (their times in `timeZone`). */
+export function patientResources(data: PatientRecordData, timeZone: string): FhirResource[] {
   const { patient } = data;
   const open = data.ingresos.find((i) => i.estado !== 'TERMINADO') ?? null;
   const resources: FhirResource[] = [patientResource(patient)];
@@ -273,7 +275,7 @@ export function patientResources(data: PatientRecordData): FhirResource[] {
   const bmi = bmiObservation(patient, open?.id ?? null);
   if (bmi) resources.push(bmi);
   for (const exam of data.exams) resources.push(...examObservations(exam, patient.id));
-  for (const c of data.appointments ?? []) resources.push(appointmentResource(c, patient.id));
+  for (const c of data.appointments ?? []) resources.push(appointmentResource(c, patient.id, timeZone));
   return resources;
 }
 

@@ -1,5 +1,6 @@
 // The patient pages kept by src/platform/pages/page-cache.ts: each declared once, with the tables it reads.
 
+import { listConsents } from '../agenda/agenda.repository.js';
 import { mesCapita } from '../ingresos/ingreso.rules.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
 import { declarePage } from '../platform/pages/page-cache.js';
@@ -33,8 +34,9 @@ export const patientListPage = declarePage<{ filters: ListQuery; today: string }
 export const patientRecordPage = declarePage<{ patientId: number; today: string; form: { values: FormValues; errors: FieldErrors; documentoHolder?: { id: number; name: string } | null } | null }>({
   name: 'patients.record',
   patient: ({ patientId }) => patientId,
-  // exam_records: the referral sheet's latest results (printing the record gives it).
-  tables: ['patients', 'ingresos', 'exam_records'],
+  // exam_records: the referral sheet's latest results (printing the record gives it); contacto_consentimientos: the
+  // contact consents by channel (issue 28), the patient's own rows.
+  tables: ['patients', 'ingresos', 'exam_records', 'contacto_consentimientos'],
   maxBytes: RECORD_PAGE_BYTES,
   async render(db, { patientId, today, form }) {
     const found = await findPatientWithActiveIngreso(db, patientId);
@@ -42,7 +44,9 @@ export const patientRecordPage = declarePage<{ patientId: number; today: string;
     const { patient, ingreso } = found;
     const openCycle = await findOpenCycle(db, patient.id);
     const measures = await findReferralMeasures(db, patient.id);
+    const consents = await listConsents(db, patient.id);
     const detail = {
+      consents,
       openCycle,
       measures,
       patient,

@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   addDays,
+  zoneOffsetAt,
   addYears,
   parseCalendarDate,
   addMonthsToMonthStart,
@@ -237,4 +238,22 @@ describe('addYears and parseCalendarDate', () => {
     assert.equal(parseCalendarDate('01/01/1800'), null);
     assert.equal(parseIsoDate('1800-01-01'), null);
   });
+});
+
+describe('zoneOffsetAt', () => {
+  test("a zone's offset on a day from its rules: Bogotá −05:00 all year, New York by daylight saving, UTC", () => {
+    assert.equal(zoneOffsetAt('America/Bogota', '2026-01-15', 8 * 60), '-05:00');
+    assert.equal(zoneOffsetAt('America/Bogota', '2026-07-15', 23 * 60 + 59), '-05:00');
+    assert.equal(zoneOffsetAt('America/New_York', '2026-07-15', 12 * 60), '-04:00');
+    assert.equal(zoneOffsetAt('America/New_York', '2026-01-15', 12 * 60), '-05:00');
+    assert.equal(zoneOffsetAt('Asia/Kolkata', '2026-01-15', 0), '+05:30');
+    assert.equal(zoneOffsetAt('UTC', '2026-01-15', 0), '+00:00');
+  });
+});
+
+test('zoneOffsetAt on the day a zone changes its offset: each side of the change', () => {
+  // New York moved its clocks from 02:00 (−05:00) to 03:00 (−04:00) on 2026-03-08.
+  assert.equal(zoneOffsetAt('America/New_York', '2026-03-08', 60), '-05:00');
+  assert.equal(zoneOffsetAt('America/New_York', '2026-03-08', 12 * 60), '-04:00');
+  assert.equal(zoneOffsetAt('America/New_York', '2026-03-07', 12 * 60), '-05:00');
 });

@@ -212,6 +212,50 @@ export function formatDateEs(iso: string): string {
   return `${m[3]}/${m[2]}/${m[1]}`;
 }
 
+// One offset formatter per zone, as for the days above.
+const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** Minutes east of UTC of the zone at an instant, from its tz rules ('GMT-05:00' → -300; 'GMT' → 0). */
+function offsetMinutesAt(timeZone: string, ms: number): number {
+  let f = offsetFormatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
+    offsetFormatters.set(timeZone, f);
+  }
+  const name = f.formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  const m = /GMT([+-])(\d{2}):(\d{2})/.exec(name);
+  return m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
+}
+
+/**
+ * The zone's UTC offset ('-05:00') at a wall-clock time of a day (minutes after its midnight), by the zone's own rules
+ * (the tz database): a zone with daylight saving gets each date's offset, Colombia's is −05:00 all year.
+ */
+export function zoneOffsetAt(timeZone: string, date: string, minutes: number): string {
+  // Most days have one offset from midnight to midnight: kept per zone and day (~5 µs of Intl per reading saved).
+  const key = `${timeZone} ${date}`;
+  const whole = dayOffsets.get(key);
+  if (whole !== undefined) return whole;
+  const first = exactOffsetAt(timeZone, date, 0);
+  if (first === exactOffsetAt(timeZone, date, 24 * 60 - 1)) {
+    if (dayOffsets.size >= DAY_OFFSETS_MAX) dayOffsets.clear();
+    dayOffsets.set(key, first);
+    return first;
+  }
+  return exactOffsetAt(timeZone, date, minutes);
+}
+
+const DAY_OFFSETS_MAX = 10_000;
+const dayOffsets = new Map<string, string>();
+
+function exactOffsetAt(timeZone: string, date: string, minutes: number): string {
+  const wall = Date.parse(`${date}T00:00:00Z`) + minutes * 60_000;
+  // The offset at the wall time read as UTC, then at the instant that gives: right except within a change's hour.
+  const offset = offsetMinutesAt(timeZone, wall - offsetMinutesAt(timeZone, wall) * 60_000);
+  const abs = Math.abs(offset);
+  return `${offset < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}
+
 /** Display form 'dd/mm/aaaa HH:mm' of an instant (ISO timestamp or Date) in the given zone. */
 export function formatDateTimeEs(at: string | Date, timeZone: string): string {
   const date = typeof at === 'string' ? new Date(at) : at;

@@ -146,8 +146,8 @@ describe('npm run export:fhir', () => {
   test('small batches give the same files as one batch', async () => {
     const one = path.join(dir, 'one');
     const many = path.join(dir, 'many');
-    await exportNdjson(ctx.db, one, { batchPatients: 1000 });
-    await exportNdjson(ctx.db, many, { batchPatients: 4 });
+    await exportNdjson(ctx.db, one, { batchPatients: 1000, timeZone: ctx.config.timeZone });
+    await exportNdjson(ctx.db, many, { batchPatients: 4, timeZone: ctx.config.timeZone });
     for (const t of ['Patient', 'EpisodeOfCare', 'Observation']) {
       assert.equal(readFileSync(path.join(many, `${t}.ndjson`), 'utf8'), readFileSync(path.join(one, `${t}.ndjson`), 'utf8'), t);
     }

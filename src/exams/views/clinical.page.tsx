@@ -12,6 +12,7 @@ import { ErrorSummary } from '../../web/fields.js';
 import { openCycleOf } from './components.js';
 import { ReferralHeader } from '../../patients/views/referral.js';
 import { Trends } from './trends.js';
+import type { BookedVisitOfDay } from '../../agenda/agenda.visits.repository.js';
 
 export interface ClinicalViewData {
   patient: PatientRow;
@@ -22,6 +23,8 @@ export interface ClinicalViewData {
   records: ExamRecordView[];
   series: SeriesRow[];
   cycles: CycleSummary[];
+  /** The patient's visits booked on the exam's date, which a record may mark attended. */
+  visits: BookedVisitOfDay[];
   posted?: PostedForm;
 }
 
@@ -70,7 +73,7 @@ export function ClinicalContent({ data }: { data: ClinicalViewData }) {
             </p>
             <RecordTimeline patientId={patient.id} records={data.records} voidable timeZone={data.timeZone} />
           </section>
-          <ExamForms patientId={patient.id} today={today} posted={data.posted} />
+          <ExamForms patientId={patient.id} today={today} visits={data.visits} posted={data.posted} />
         </>
       ) : (
         <div class="message message-info no-activo" data-no-activo="true">

@@ -8,6 +8,7 @@ import { TIPOS_MONITOREO, TIPOS_SESION, type ExamKindValue } from '../exam.rules
 import { EXAM_FIELDS, examFieldHint, type ExamFieldName } from '../exam.fields.js';
 import { EXAM_FORM_FIELDS } from '../exam.schema.js';
 import { formLabel } from '../../shared/field-defs.js';
+import type { BookedVisitOfDay } from '../../agenda/agenda.visits.repository.js';
 
 /** A field's label, from the definitions the history reads too. */
 const L = (name: ExamFieldName): string => formLabel(EXAM_FIELDS[name]);
@@ -15,8 +16,10 @@ const L = (name: ExamFieldName): string => formLabel(EXAM_FIELDS[name]);
 const H = (name: ExamFieldName): string | undefined => examFieldHint(EXAM_FIELDS[name]);
 
 /** A kind's form labels by field name, in form order (the error summary lists the fields in error with them). */
-export const examFormLabels = (kind: ExamKindValue): Record<string, string> =>
-  Object.fromEntries(EXAM_FORM_FIELDS[kind].map((name) => [name, name in EXAM_FIELDS ? L(name as ExamFieldName) : name]));
+export const examFormLabels = (kind: ExamKindValue): Record<string, string> => ({
+  ...Object.fromEntries(EXAM_FORM_FIELDS[kind].map((name) => [name, name in EXAM_FIELDS ? L(name as ExamFieldName) : name])),
+  cita_id: 'Cita agendada',
+});
 
 export interface PostedForm {
   kind: ExamKindValue;
@@ -55,11 +58,32 @@ function ExamForm({
   );
 }
 
-export function ExamForms({ patientId, today, posted }: { patientId: number; today: string; posted?: PostedForm }) {
+/** The booked visit a record may mark attended: offered when the patient has one of that exam kind on the day. */
+function VisitChoice({ kind, visits, values, errors, idPrefix }: { kind: ExamKindValue; visits: readonly BookedVisitOfDay[]; values: FormValues; errors: FieldErrors; idPrefix: string }) {
+  const mine = visits.filter((v) => v.examen === kind);
+  if (mine.length === 0 && !errors.cita_id) return null;
+  const choices = mine.map((v) => ({ value: String(v.id), label: `${v.hora ?? ''} · ${v.tipo_nombre}`.trim() }));
+  return (
+    <SelectField
+      values={values}
+      errors={errors}
+      idPrefix={idPrefix}
+      name="cita_id"
+      label="Cita agendada que este registro atiende"
+      choices={choices}
+      placeholder="Ninguna (no marcar una cita)"
+      hint="Al guardar, la cita queda atendida y vinculada a este registro."
+    />
+  );
+}
+
+export function ExamForms({ patientId, today, visits = [], posted }: { patientId: number; today: string; visits?: readonly BookedVisitOfDay[]; posted?: PostedForm }) {
   const state = (kind: ExamKindValue) => {
     const prefix = `${KIND_PATHS[kind]}_`;
     if (posted?.kind === kind) return { values: posted.values, errors: posted.errors, idPrefix: prefix };
-    return { values: { fecha: today }, errors: {}, idPrefix: prefix };
+    // The day's one booked visit of this kind is preselected: registering its exam is attending it.
+    const mine = visits.filter((v) => v.examen === kind);
+    return { values: { fecha: today, cita_id: mine.length === 1 ? String(mine[0]!.id) : '' }, errors: {}, idPrefix: prefix };
   };
   const m = state('MONITOREO');
   const p = state('PSICOLOGIA');
@@ -83,6 +107,7 @@ export function ExamForms({ patientId, today, posted }: { patientId: number; tod
             <TextField {...m} {...decimal} name="fuga_lpm" label={L('fuga_lpm')} hint={H('fuga_lpm')} />
           </div>
           <TextAreaField {...m} name="observaciones" label={L('observaciones')} maxLength={EXAM_FIELDS.observaciones.max} />
+          <VisitChoice kind="MONITOREO" visits={visits} {...m} />
         </ExamForm>
         <ExamForm patientId={patientId} kind="PSICOLOGIA" title="Psicología" errors={p.errors}>
           <TextField {...p} name="fecha" label={L('fecha')} type="date" required />
@@ -94,6 +119,7 @@ export function ExamForms({ patientId, today, posted }: { patientId: number; tod
             <TextField {...p} {...whole} name="epworth" label={L('epworth')} hint={H('epworth')} />
           </div>
           <TextAreaField {...p} name="observaciones" label={L('observaciones')} maxLength={EXAM_FIELDS.observaciones.max} />
+          <VisitChoice kind="PSICOLOGIA" visits={visits} {...p} />
         </ExamForm>
         <ExamForm patientId={patientId} kind="OTRO" title="Otro examen" errors={o.errors}>
           <TextField {...o} name="fecha" label={L('fecha')} type="date" required />
@@ -101,6 +127,7 @@ export function ExamForms({ patientId, today, posted }: { patientId: number; tod
           <TextField {...o} name="nombre_examen" label={L('nombre_examen')} required maxLength={EXAM_FIELDS.nombre_examen.max} />
           <TextAreaField {...o} name="resultado" label={L('resultado')} maxLength={EXAM_FIELDS.resultado.max} />
           <TextAreaField {...o} name="observaciones" label={L('observaciones')} maxLength={EXAM_FIELDS.observaciones.max} />
+          <VisitChoice kind="OTRO" visits={visits} {...o} />
         </ExamForm>
       </div>
     </section>

@@ -19,6 +19,7 @@ import { documentoHolderLink, PATIENT_FORM_LABELS, PatientFields } from './patie
 import type { ReferralCycle, ReferralMeasures } from '../referral.repository.js';
 import { ReferralSheet } from './referral.js';
 import { cycleName } from '../../ingresos/cycle-number.js';
+import { CANALES } from '../../agenda/agenda.rules.js';
 
 export interface PatientDetail {
   patient: PatientRow;
@@ -33,6 +34,42 @@ export interface PatientDetail {
   openCycle: ReferralCycle | null;
   /** the latest value of each measure (the referral sheet) */
   measures: ReferralMeasures;
+  /** the contact consents, every channel's, live and withdrawn (Ley 1581 de 2012) */
+  consents: readonly { id: number; canal: string; otorgado_el: string; retirado_el: string | null }[];
+}
+
+/**
+ * Each channel's consent as the record shows it: the live one (given on which date) or the latest withdrawn one,
+ * or none.
+ */
+function ConsentSummary({ patientId, consents }: { patientId: number; consents: PatientDetail['consents'] }) {
+  return (
+    <section class="card patient-section no-print" id="contacto" aria-labelledby="contacto-title">
+      <h2 id="contacto-title">Consentimiento de contacto</h2>
+      <dl class="summary">
+        {CANALES.map((c) => {
+          const mine = consents.filter((x) => x.canal === c.value);
+          const live = mine.find((x) => x.retirado_el === null);
+          const last = live ?? [...mine].sort((a, b) => (a.otorgado_el < b.otorgado_el ? 1 : a.otorgado_el > b.otorgado_el ? -1 : b.id - a.id))[0];
+          return (
+            <>
+              <dt>{c.label}</dt>
+              <dd data-consent={c.value} data-vigente={live ? '1' : '0'}>
+                {live
+                  ? `Autorizado desde el ${formatDateEs(live.otorgado_el)}`
+                  : last
+                    ? `Retirado el ${formatDateEs(last.retirado_el!)} (autorizado el ${formatDateEs(last.otorgado_el)})`
+                    : 'Sin autorización'}
+              </dd>
+            </>
+          );
+        })}
+      </dl>
+      <p>
+        <a href={`/agenda/consentimiento/${patientId}/`}>Registrar o retirar un consentimiento</a>
+      </p>
+    </section>
+  );
 }
 
 const dec = (n: number | null, unit: string) => (n === null ? '—' : `${formatHundredths(n)} ${unit}`);
@@ -43,6 +80,7 @@ export const patientTitle = (p: PatientRow) => `${p.nombre} ${p.apellido}`;
 const SECTIONS = [
   { id: 'ficha', label: 'Ficha' },
   { id: 'ciclo', label: 'Ciclo actual' },
+  { id: 'contacto', label: 'Contacto' },
   { id: 'editar', label: 'Editar' },
   { id: 'historial', label: 'Historial' },
 ] as const;
@@ -153,6 +191,7 @@ export function PatientRecord({ detail, values, errors, documentoHolder = null }
           )}
         </section>
       </div>
+      <ConsentSummary patientId={p.id} consents={detail.consents} />
       <section class="patient-section no-print" id="editar" aria-labelledby="editar-title">
         <h2 id="editar-title">Editar datos</h2>
         <form method="post" action={`/patients/${p.id}/`} novalidate class="patient-form">

@@ -40,6 +40,9 @@ export function UsersPage({
         <a class="button" href="/users/rips/">
           Configuración del RIPS
         </a>
+        <a class="button" href="/users/agenda/">
+          Configuración de la agenda
+        </a>
       </p>
       <section class="card">
         <h2>Equipo</h2>
