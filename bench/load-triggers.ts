@@ -15,7 +15,7 @@ import { registryInsertTriggers } from '../src/platform/pages/table-versions.js'
 import { EXAM_TABLE } from './exams.js';
 
 /** Tables written without triggers in the fast path. The patients are always inserted with their triggers. */
-export const UNTRIGGERED_TABLES: readonly string[] = ['ingresos', EXAM_TABLE, 'ingreso_historial', 'audit_log'];
+export const UNTRIGGERED_TABLES: readonly string[] = ['ingresos', EXAM_TABLE, 'ingreso_historial', 'audit_log', 'citas', 'cita_historial'];
 
 /**
  * What the fast load does instead of each kind of trigger it skips (the rows it writes are final):
