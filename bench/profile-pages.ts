@@ -1,4 +1,5 @@
-// npm run bench:profile -- [--database URL] [--requests N] [--only a,b]
+// npm run bench:profile -- [--database URL] [--requests N] [--only a,b]   (pages: the names of PAGES below, e.g.
+// --only baseline,agenda-day,agenda-day-prof,agenda-week,worklists,worklists-filtered for the agenda's)
 //
 // Where an uncached page's time goes (issue 30): the application in this process (kept pages off: every page
 // rendered anew, as for a patient nobody opened before), driven by app.inject over random patients and pages of a
@@ -19,6 +20,8 @@ import { BENCH_PASSWORD, BENCH_USERNAME, databaseUrlFrom, formatInt } from './co
 import { csrfTokenIn } from './server.js';
 import { rng } from './synthetic.js';
 import { searchesFrom } from './uncached.js';
+import { WORKLIST_KINDS } from './agenda.js';
+import { addDays, todayIn } from '../src/shared/dates.js';
 
 const args = parseArgs({
   options: { database: { type: 'string' }, requests: { type: 'string', default: '400' }, only: { type: 'string' }, 'keep-pages': { type: 'boolean', default: false } },
@@ -126,6 +129,27 @@ const PAGES: Record<string, () => string> = {
   'exams-list': () => `/exams/?page=${1 + Math.floor(r() * listPages.exams)}`,
   search: () => `/patients/?query_search=${encodeURIComponent(searches[Math.floor(r() * searches.length)]!)}`,
 };
+// The agenda (issue 28): random days two weeks either side of today, random professionals with visits then.
+const today = todayIn(process.env.TIME_ZONE ?? 'America/Bogota', new Date());
+const agendaProfessionals = await db
+  .selectFrom('citas')
+  .select('profesional_id')
+  .distinct()
+  .where('fecha', '>=', addDays(today, -14))
+  .where('fecha', '<=', addDays(today, 14))
+  .where('profesional_id', 'is not', null)
+  .execute()
+  .then((rows) => rows.map((row) => Number(row.profesional_id)), () => [] as number[]);
+const aroundToday = () => addDays(today, Math.floor(r() * 29) - 14);
+const aProfessional = () => agendaProfessionals[Math.floor(r() * agendaProfessionals.length)] ?? 1;
+Object.assign(PAGES, {
+  'agenda-day': () => `/agenda/?fecha=${aroundToday()}`,
+  'agenda-day-prof': () => `/agenda/?fecha=${aroundToday()}&profesional=${aProfessional()}`,
+  'agenda-week': () => `/agenda/?fecha=${aroundToday()}&vista=semana&profesional=${aProfessional()}`,
+  worklists: () => `/agenda/pendientes/?lista=${WORKLIST_KINDS[Math.floor(r() * WORKLIST_KINDS.length)]}`,
+  'worklists-filtered': () =>
+    `/agenda/pendientes/?lista=${WORKLIST_KINDS[Math.floor(r() * WORKLIST_KINDS.length)]}&programa=PROGRAMA+AOS&profesional=${aProfessional()}`,
+});
 const only = args.only ? new Set(args.only.split(',')) : null;
 
 console.log(`${url.startsWith('sqlite') ? 'SQLite' : 'PostgreSQL'}, ${formatInt(ids.length)} patients, ${N} requests a page, kept pages ${args['keep-pages'] ? 'on' : 'off'}`);

@@ -32,6 +32,7 @@ import * as pendingForms from './20261127_0300_pending_forms.js';
 import * as importSkippedRows from './20261127_0320_import_skipped_rows.js';
 import * as patientTotal from './20261127_0340_patient_total.js';
 import * as historyByEffectiveDate from './20261127_0350_history_by_effective_date.js';
+import * as agendaWorklistIndexes from './20261127_0410_agenda_worklist_indexes.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
 export const migrations: Record<string, Migration> = {
@@ -68,4 +69,5 @@ export const migrations: Record<string, Migration> = {
   '20261127_0320_import_skipped_rows': importSkippedRows,
   '20261127_0340_patient_total': patientTotal,
   '20261127_0350_history_by_effective_date': historyByEffectiveDate,
+  '20261127_0410_agenda_worklist_indexes': agendaWorklistIndexes,
 };
