@@ -437,11 +437,20 @@ export async function listWorklist(db: Executor, kind: WorklistKind, f: Worklist
 }
 
 
-/** How many rows each worklist has (capped at WORKLIST_LIMIT + 1: "more than 200"). */
-export async function countWorklists(db: Executor, f: WorklistFilters, today: string, week: { desde: string; hasta: string }): Promise<Record<WorklistKind, number>> {
+/**
+ * How many rows each worklist has (capped at WORKLIST_LIMIT + 1: "more than 200"). `known`: the counts the caller
+ * already has (the list it just read), not read again.
+ */
+export async function countWorklists(
+  db: Executor,
+  f: WorklistFilters,
+  today: string,
+  week: { desde: string; hasta: string },
+  known: Partial<Record<WorklistKind, number>> = {},
+): Promise<Record<WorklistKind, number>> {
   const kinds: WorklistKind[] = ['semana', 'vencidas', 'inasistencias', 'sin_proxima', 'cpap'];
   const out = {} as Record<WorklistKind, number>;
-  for (const k of kinds) out[k] = (await listWorklist(db, k, f, today, week)).length;
+  for (const k of kinds) out[k] = known[k] ?? (await listWorklist(db, k, f, today, week)).length;
   return out;
 }
 
