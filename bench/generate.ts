@@ -1,8 +1,10 @@
-// npm run bench:data -- --patients N [--database URL] [--force] [--seed S]
+// npm run bench:data -- --patients N [--database URL] [--force] [--seed S] [--profesionales N]
 //
 // Fills a database (built by the real migrations) with synthetic patients, their Ingresos, the history of every
 // opening and status change, exam records for each cycle when the exams tables exist, an audit entry per change,
-// and the user 'bench'. Refuses to write where real data may live unless --force.
+// the agenda's visits of every cycle when the agenda's tables exist (bench/visits.ts, decision 0145), the user
+// 'bench' and the professionals the visits are booked with ('bench.prof01'…; one for every 800 patients unless
+// --profesionales N). Refuses to write where real data may live unless --force.
 //
 // SQLite: every row goes through the triggers, as the application's writes do. PostgreSQL: the patients go
 // through their triggers, written with the final values of the columns the Ingreso and exam triggers keep
@@ -40,6 +42,7 @@ import {
 import { EXAM_COLUMNS, EXAM_TABLE, examRecord } from './exams.js';
 import { fillRipsFacts } from './rips.js';
 import { SKIPPED_INSERT_TRIGGERS, UNTRIGGERED_TABLES, unknownInsertTriggers } from './load-triggers.js';
+import { CITA_COLUMNS, CITA_HISTORIAL_COLUMNS, generateCycleVisits, loadAgendaCatalogue, Schedule, type VisitContext } from './visits.js';
 import { openWriter, type Value, type Writer } from './writer.js';
 import {
   celular,
@@ -57,7 +60,7 @@ import {
   type Random,
 } from './synthetic.js';
 
-const USAGE = 'Uso: npm run bench:data -- --patients N [--database URL] [--force] [--seed S]';
+const USAGE = 'Uso: npm run bench:data -- --patients N [--database URL] [--force] [--seed S] [--profesionales N]';
 
 const BASE_PATIENT_COLUMNS = [
   'id', 'nombre', 'apellido', 'tipo_documento', 'documento', 'documento_key', 'search_text', 'apellido_norm', 'nombre_norm',
@@ -93,6 +96,9 @@ interface Batch {
   patients: Value[][];
   ingreso_historial: Value[][];
   audit_log: Value[][];
+  /** the agenda's visits of every cycle of the batch and their history (inserted once the Ingresos are final) */
+  citas: Value[][];
+  cita_historial: Value[][];
   levels: { ingresos: Value[][]; exams: Value[][]; close: Map<'SUSPENDIDO' | 'TERMINADO', number[]> }[];
 }
 
@@ -166,7 +172,15 @@ function generatePatient(
   r: Random,
   out: Batch,
   ids: Ids,
-  ctx: { today: string; userId: number; documentos: Set<string>; exams: boolean; patientColumns: readonly PatientColumn[] },
+  ctx: {
+    today: string;
+    userId: number;
+    documentos: Set<string>;
+    exams: boolean;
+    patientColumns: readonly PatientColumn[];
+    /** the agenda's visits, with a generator of their own (the patients stay those of the same seed without them) */
+    visits: { r: Random; ctx: Omit<VisitContext, 'citas' | 'historial'> } | null;
+  },
 ): void {
   const gx = r();
   const genero = gx < 0.55 ? 'F' : gx < 0.99 ? 'M' : 'O';
@@ -234,6 +248,16 @@ function generatePatient(
       updated = at(c.fecha_fin!, r);
       history(updated, 'ACTIVO', 'TERMINADO', c.motivo, c.fecha_fin!);
     }
+    if (ctx.visits) {
+      generateCycleVisits(ctx.visits.r, { ...ctx.visits.ctx, citas: out.citas, historial: out.cita_historial }, patientId, programa, {
+        id: c.id,
+        fecha_inicio: c.fecha_inicio,
+        estado: c.estado,
+        stopped: c.suspendido ?? c.fecha_fin,
+        openedAt: opened,
+        stoppedAt: c.estado === 'ACTIVO' ? null : updated,
+      });
+    }
     const slot = (out.levels[level] ??= newLevel());
     slot.ingresos.push([c.id, patientId, c.fecha_inicio, c.fecha_fin, c.estado, c.motivo, opened, updated]);
     if (c.estado !== 'ACTIVO') slot.close.get(c.estado)!.push(c.id);
@@ -272,6 +296,9 @@ async function writeBatch(writer: Writer, out: Batch, opts: { fast: boolean; pat
         for (const [estado, idsToClose] of level.close) await writer.setWhereIdIn('ingresos', 'estado', estado, idsToClose);
       }
     }
+    // Visits after their cycles (final); on SQLite the overlap guard checks each booked one as it goes in.
+    await writer.insert('citas', CITA_COLUMNS, out.citas);
+    await writer.insert('cita_historial', CITA_HISTORIAL_COLUMNS, out.cita_historial);
     await writer.insert('ingreso_historial', HISTORIAL_COLUMNS, out.ingreso_historial);
     await writer.insert('audit_log', AUDIT_COLUMNS, out.audit_log);
     await writer.commit();
@@ -392,6 +419,7 @@ async function checkTarget(db: Kysely<any>, url: string, force: boolean): Promis
     .selectFrom('users')
     .select('username')
     .where('username_key', '<>', usernameKey(BENCH_USERNAME))
+    .where('username_key', 'not like', `${PROFESSIONAL_PREFIX}%`)
     .limit(5)
     .execute();
   const patients = await countRows(db, 'patients');
@@ -423,6 +451,31 @@ async function ensureBenchUser(db: Kysely<any>, now: string): Promise<number> {
   return row.id as number;
 }
 
+/** The professionals' user names: 'bench.prof01'… (the bench user's password; not administrators). */
+const PROFESSIONAL_PREFIX = `${BENCH_USERNAME}.prof`;
+
+/** The professionals visits are booked with, created when missing: their ids, in order. */
+async function ensureProfessionals(db: Kysely<any>, count: number, now: string): Promise<number[]> {
+  const passwordHash = await hashPassword(BENCH_PASSWORD);
+  const ids: number[] = [];
+  for (let i = 1; i <= count; i++) {
+    const username = `${PROFESSIONAL_PREFIX}${String(i).padStart(2, '0')}`;
+    const existing = await db.selectFrom('users').select('id').where('username_key', '=', usernameKey(username)).executeTakeFirst();
+    if (existing) {
+      await db.updateTable('users').set({ is_active: 1 }).where('id', '=', existing.id).execute();
+      ids.push(Number(existing.id));
+      continue;
+    }
+    const row = await db
+      .insertInto('users')
+      .values({ username, username_key: usernameKey(username), password_hash: passwordHash, is_admin: 0, is_active: 1, created_at: now, last_login_at: null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    ids.push(Number(row.id));
+  }
+  return ids;
+}
+
 async function main(): Promise<void> {
   let args;
   try {
@@ -432,6 +485,7 @@ async function main(): Promise<void> {
         database: { type: 'string' },
         force: { type: 'boolean', default: false },
         seed: { type: 'string', default: '20261122' },
+        profesionales: { type: 'string' },
       },
       strict: true,
     }).values;
@@ -442,6 +496,8 @@ async function main(): Promise<void> {
   if (!args.patients || !Number.isInteger(total) || total < 1 || total > 10_000_000) fail(`--patients debe ser un entero positivo.\n${USAGE}`);
   const seed = Number(args.seed);
   if (!Number.isInteger(seed)) fail(`--seed debe ser un entero.\n${USAGE}`);
+  const professionalCount = args.profesionales === undefined ? Math.max(3, Math.ceil(total / 800)) : Number(args.profesionales);
+  if (!Number.isInteger(professionalCount) || professionalCount < 1 || professionalCount > 999) fail(`--profesionales debe ser un entero de 1 a 999.\n${USAGE}`);
   const url = databaseUrlFrom(args.database);
 
   const started = performance.now();
@@ -457,7 +513,8 @@ async function main(): Promise<void> {
     const userId = await ensureBenchUser(db, now.toISOString());
     const tables = await tableNames(db, engine);
     const exams = tables.has(EXAM_TABLE);
-    const idTables = ['patients', 'ingresos', 'ingreso_historial', 'audit_log', ...(exams ? [EXAM_TABLE] : [])];
+    const agenda = tables.has('citas');
+    const idTables = ['patients', 'ingresos', 'ingreso_historial', 'audit_log', ...(exams ? [EXAM_TABLE] : []), ...(agenda ? ['citas', 'cita_historial'] : [])];
     const ids = await nextIds(db, idTables);
     const documentos = new Set<string>();
     if ((await countRows(db, 'patients')) > 0) {
@@ -466,6 +523,17 @@ async function main(): Promise<void> {
     }
     console.log(`Generando ${formatInt(total)} pacientes en ${displayUrl(url)} (${engine}), hoy = ${today}`);
     console.log(exams ? `Exámenes: tabla ${EXAM_TABLE}` : `Exámenes: la tabla ${EXAM_TABLE} aún no existe; se omiten.`);
+    let visits: Parameters<typeof generatePatient>[3]['visits'] = null;
+    let schedule: Schedule | null = null;
+    if (agenda) {
+      const professionals = await ensureProfessionals(db, professionalCount, now.toISOString());
+      const catalogue = await loadAgendaCatalogue(db);
+      schedule = new Schedule(professionals, catalogue);
+      visits = { r: rng(seed ^ 0x2a2a2a), ctx: { today, userId, catalogue, schedule, take: (t) => ids.take(t) } };
+      console.log(`Agenda: las citas de cada ciclo, con ${formatInt(professionals.length)} profesionales (${PROFESSIONAL_PREFIX}01…)`);
+    } else {
+      console.log('Agenda: la tabla citas aún no existe; se omite.');
+    }
     const existing = await columnNames(db, engine, 'patients');
     const patientColumns: PatientColumn[] = [...BASE_PATIENT_COLUMNS, ...[...DERIVED_PATIENT_COLUMNS, ...LATER_PATIENT_COLUMNS].filter((c) => existing.has(c))];
 
@@ -486,7 +554,7 @@ async function main(): Promise<void> {
       }
     }
     const r = rng(seed);
-    const counts = { patients: 0, ingresos: 0, ingreso_historial: 0, audit_log: 0, exams: 0 };
+    const counts = { patients: 0, ingresos: 0, ingreso_historial: 0, audit_log: 0, exams: 0, citas: 0, cita_historial: 0 };
     const CHUNK = 2000;
     let lastReport = 0;
     // The next batch is generated while the database writes this one (generation yields to the event loop every
@@ -494,10 +562,10 @@ async function main(): Promise<void> {
     let inFlight: Promise<unknown> = Promise.resolve();
     let writeError = null as Error | null; // set by a callback: typed wide so the checks below are not narrowed to null
     for (let done = 0; done < total; done += CHUNK) {
-      const out: Batch = { patients: [], ingreso_historial: [], audit_log: [], levels: [] };
+      const out: Batch = { patients: [], ingreso_historial: [], audit_log: [], citas: [], cita_historial: [], levels: [] };
       const n = Math.min(CHUNK, total - done);
       for (let i = 0; i < n; i++) {
-        generatePatient(r, out, ids, { today, userId, documentos, exams, patientColumns });
+        generatePatient(r, out, ids, { today, userId, documentos, exams, patientColumns, visits });
         if (i % 250 === 249) await yieldToLoop();
       }
       await inFlight;
@@ -507,6 +575,8 @@ async function main(): Promise<void> {
           counts.patients += out.patients.length;
           counts.ingreso_historial += out.ingreso_historial.length;
           counts.audit_log += out.audit_log.length;
+          counts.citas += out.citas.length;
+          counts.cita_historial += out.cita_historial.length;
           for (const level of out.levels) {
             counts.ingresos += level.ingresos.length;
             counts.exams += level.exams.length;
@@ -546,7 +616,8 @@ async function main(): Promise<void> {
     await verifyDerived(db, engine, fast);
     console.log(
       `Listo en ${seconds(performance.now() - started)}: ${formatInt(counts.patients)} pacientes, ${formatInt(counts.ingresos)} ingresos, ` +
-        `${formatInt(counts.ingreso_historial)} cambios de estado, ${formatInt(counts.exams)} exámenes, ${formatInt(counts.audit_log)} entradas de auditoría.`,
+        `${formatInt(counts.ingreso_historial)} cambios de estado, ${formatInt(counts.exams)} exámenes, ${formatInt(counts.audit_log)} entradas de auditoría, ` +
+        `${formatInt(counts.citas)} citas (${formatInt(counts.cita_historial)} cambios)${schedule?.unplaced ? `; ${formatInt(schedule.unplaced)} citas sin cupo en su semana` : ''}.`,
     );
     console.log(`Usuario: ${BENCH_USERNAME}  contraseña: ${BENCH_PASSWORD}`);
   } finally {

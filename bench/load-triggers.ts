@@ -7,6 +7,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Engine } from '../src/db/connection.js';
 import { INSERT_TRIGGERS as EXAM_GUARD } from '../src/db/migrations/20261122_0003_exams.js';
+import { INSERT_TRIGGERS as OVERLAP_GUARD } from '../src/db/migrations/20261127_0250_agenda.js';
 import { INSERT_TRIGGERS as ACTIVO_DESDE } from '../src/db/migrations/20261122_0010_patients_indexes.js';
 import { INSERT_TRIGGERS as ULTIMO_MONITOREO } from '../src/db/migrations/20261122_0021_dashboard_performance.js';
 import { INSERT_TRIGGERS as COUNTER_UPKEEP } from '../src/db/migrations/20261125_0070_dashboard_counters.js';
@@ -15,7 +16,7 @@ import { registryInsertTriggers } from '../src/platform/pages/table-versions.js'
 import { EXAM_TABLE } from './exams.js';
 
 /** Tables written without triggers in the fast path. The patients are always inserted with their triggers. */
-export const UNTRIGGERED_TABLES: readonly string[] = ['ingresos', EXAM_TABLE, 'ingreso_historial', 'audit_log'];
+export const UNTRIGGERED_TABLES: readonly string[] = ['ingresos', EXAM_TABLE, 'ingreso_historial', 'audit_log', 'citas', 'cita_historial'];
 
 /**
  * What the fast load does instead of each kind of trigger it skips (the rows it writes are final):
@@ -47,11 +48,10 @@ interface InsertTrigger {
 
 /** Every trigger on INSERT the migrations and the registry make on `engine`, with what it keeps. */
 export function knownInsertTriggers(engine: Engine): InsertTrigger[] {
-  const fromMigrations = [...EXAM_GUARD, ...ACTIVO_DESDE, ...ULTIMO_MONITOREO, ...COUNTER_UPKEEP].map((t) => ({
-    table: t.table,
-    name: t.name(engine),
-    effect: t.effect,
-  }));
+  const fromMigrations = [...EXAM_GUARD, ...ACTIVO_DESDE, ...ULTIMO_MONITOREO, ...COUNTER_UPKEEP, ...OVERLAP_GUARD]
+    .map((t): { table: string; name: string | null; effect: string } => ({ table: t.table, name: t.name(engine), effect: t.effect }))
+    // A trigger one engine does without (PostgreSQL's overlap guard is a constraint): not there to skip.
+    .filter((t): t is InsertTrigger => t.name !== null);
   const dateRules = DATE_RULE_TRIGGERS.filter((t) => t.event === 'insert').map((t) => ({ table: t.table, name: t.name, effect: 'date rules' }));
   return [...fromMigrations, ...dateRules, ...registryInsertTriggers(engine)];
 }

@@ -1,4 +1,5 @@
-// npm run bench:profile -- [--database URL] [--requests N] [--only a,b]
+// npm run bench:profile -- [--database URL] [--requests N] [--only a,b]   (pages: the names of PAGES below, e.g.
+// --only baseline,agenda-day,agenda-day-prof,agenda-week,worklists,worklists-filtered for the agenda's)
 //
 // Where an uncached page's time goes (issue 30): the application in this process (kept pages off: every page
 // rendered anew, as for a patient nobody opened before), driven by app.inject over random patients and pages of a
@@ -20,6 +21,8 @@ import { fillRipsFacts } from './rips.js';
 import { csrfTokenIn } from './server.js';
 import { rng } from './synthetic.js';
 import { searchesFrom } from './uncached.js';
+import { WORKLIST_KINDS } from './agenda.js';
+import { addDays, todayIn } from '../src/shared/dates.js';
 
 const args = parseArgs({
   options: { database: { type: 'string' }, requests: { type: 'string', default: '400' }, only: { type: 'string' }, 'keep-pages': { type: 'boolean', default: false } },
@@ -134,8 +137,29 @@ const PAGES: Record<string, () => string> = {
   'rips-page': () => `/dashboard/rips/?mes=${lastMonth}&entidad_salud=ENTITY_A`,
   'rips-file': () => `/dashboard/rips.json?mes=${lastMonth}&entidad_salud=ENTITY_A&factura=FEV1&operacion=CapitaPeriodo`,
 };
-/** Pages not run unless named in --only (each reads a whole month). */
-const NAMED_ONLY = new Set(['rips-page', 'rips-file']);
+// The agenda (issue 28): random days two weeks either side of today, random professionals with visits then.
+const today = todayIn(process.env.TIME_ZONE ?? 'America/Bogota', new Date());
+const agendaProfessionals = await db
+  .selectFrom('citas')
+  .select('profesional_id')
+  .distinct()
+  .where('fecha', '>=', addDays(today, -14))
+  .where('fecha', '<=', addDays(today, 14))
+  .where('profesional_id', 'is not', null)
+  .execute()
+  .then((rows) => rows.map((row) => Number(row.profesional_id)), () => [] as number[]);
+const aroundToday = () => addDays(today, Math.floor(r() * 29) - 14);
+const aProfessional = () => agendaProfessionals[Math.floor(r() * agendaProfessionals.length)] ?? 1;
+Object.assign(PAGES, {
+  'agenda-day': () => `/agenda/?fecha=${aroundToday()}`,
+  'agenda-day-prof': () => `/agenda/?fecha=${aroundToday()}&profesional=${aProfessional()}`,
+  'agenda-week': () => `/agenda/?fecha=${aroundToday()}&vista=semana&profesional=${aProfessional()}`,
+  worklists: () => `/agenda/pendientes/?lista=${WORKLIST_KINDS[Math.floor(r() * WORKLIST_KINDS.length)]}`,
+  'worklists-filtered': () =>
+    `/agenda/pendientes/?lista=${WORKLIST_KINDS[Math.floor(r() * WORKLIST_KINDS.length)]}&programa=PROGRAMA+AOS&profesional=${aProfessional()}`,
+});
+/** Pages not run unless named in --only (each reads a whole month, or the agenda's worklists at their slowest). */
+const NAMED_ONLY = new Set(['rips-page', 'rips-file', 'worklists', 'worklists-filtered']);
 const only = args.only ? new Set(args.only.split(',')) : null;
 if (only?.has('rips-page') || only?.has('rips-file')) await fillRipsFacts(db);
 

@@ -4,7 +4,8 @@
 // The uncached scenarios lead (bench/uncached.ts, issue 30): requests spread over the whole data (random patients,
 // random pages of each list, thousands of distinct searches) and the clinic-day mix beside the mixed writer at 5
 // changes a second; each prints the kept pages' hit rate during its run (`--only uncached`; `--only kept` for the
-// fixed-URL scenarios, the kept figures). PostgreSQL: `--database postgres://…` (or DATABASE_URL).
+// fixed-URL scenarios, the kept figures). The agenda's scenarios follow them (bench/agenda.ts, issue 28: the day, the
+// week, the worklists, booking under the mixed load; `--only agenda`). PostgreSQL: `--database postgres://…` (or DATABASE_URL).
 //
 // Starts the application in production mode (one process) on a database made by `npm run bench:data`, logs in
 // as 'bench', drives each scenario with wrk (GETs of one path or of a list of paths in turn, when Debian's wrk is
@@ -24,6 +25,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import type { Kysely } from 'kysely';
 import { engineOf, openDatabase, type Engine } from '../src/db/connection.js';
+import { agendaScenarios, BookingWriter, loadAgendaData, type BookingTally } from './agenda.js';
 import { BENCH_PASSWORD, BENCH_USERNAME, countRows, databaseUrlFrom, displayUrl, fail, formatInt } from './common.js';
 import { MIXED_RATES, MixedWriter, mixedReads, type WriteTally } from './mixed.js';
 import { failedNovedades, printNovedades, runNovedades, type NovedadesResult } from './novedades.js';
@@ -68,6 +70,8 @@ export interface ScenarioResult {
   hitRate?: number | null;
   /** the mixed writer's changes during the run (the clinic-day mix) */
   writes?: WriteTally;
+  /** the bookings made beside it (booking under the mixed load) */
+  bookings?: BookingTally;
   target: Target;
   misses: string[];
 }
@@ -364,6 +368,12 @@ function printTable(title: string, results: ScenarioResult[], capita: CapitaResu
     const t = r.writes!;
     console.log(`${r.name}: ${formatInt(t.ok)} changes saved of ${formatInt(t.sent)} sent beside it; ${t.failed} failed`);
   }
+  for (const r of results.filter((r) => r.bookings)) {
+    const b = r.bookings!;
+    console.log(
+      `${r.name}: ${formatInt(b.ok)} visits booked of ${formatInt(b.sent)} sent, ${formatInt(b.overlaps)} refused as overlaps (the guard), ${b.failed} failed, ${b.skipped} ticks skipped`,
+    );
+  }
   console.log(`server peak RSS: ${peakRssMb.toFixed(0)} MB  target ≤250 MB ${peakRssMb <= 250 ? 'met' : 'MISS'}`);
 }
 
@@ -413,11 +423,16 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
       const session = new Session(server.base);
       await session.login(BENCH_USERNAME, BENCH_PASSWORD);
       // `--only uncached` / `--only kept`: the scenarios over the whole data, or the fixed-URL ones.
+      const isAgenda = (key: string) => key.startsWith('a-');
       const selected = (s: Scenario) =>
-        (listOnly ? s.list === true : true) && (!only || only.has(s.key) || (s.uncached ? only.has('uncached') : only.has('kept')));
+        (listOnly ? s.list === true : true) &&
+        (!only || only.has(s.key) || (isAgenda(s.key) && only.has('agenda')) || (s.uncached ? only.has('uncached') : only.has('kept')));
       const wantsUncached = !listOnly && (!only || only.has('uncached') || [...only].some((k) => k.startsWith('u-')));
       const uncached = wantsUncached ? uncachedScenarios(await loadWholeData(db, session)) : [];
-      const all = [...uncached, ...scenarios(f, db, session)].filter(selected);
+      const wantsAgenda = !listOnly && (!only || only.has('uncached') || only.has('agenda') || [...only].some(isAgenda));
+      const agendaData = wantsAgenda ? await loadAgendaData(db, f) : null;
+      const agenda = agendaData ? agendaScenarios(agendaData) : [];
+      const all = [...uncached, ...agenda, ...scenarios(f, db, session)].filter(selected);
       // The clinic-day mix's writer: a second client with its own session.
       let daySession: Session | null = null;
       const results: ScenarioResult[] = [];
@@ -444,6 +459,15 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
           writer = new MixedWriter(daySession, f, s.writes);
           writer.start();
         }
+        let booker: BookingWriter | null = null;
+        if (s.bookings && agendaData) {
+          // The desk's own session: its CSRF token stays that of the booking page.
+          const deskSession = new Session(server.base);
+          await deskSession.login(BENCH_USERNAME, BENCH_PASSWORD);
+          await deskSession.request('GET', `/agenda/citas/nueva/?patient_id=${agendaData.patients[0]}`);
+          booker = new BookingWriter(deskSession, agendaData, s.bookings);
+          booker.start();
+        }
         const r = await runScenario(server, session, rss, s, o).catch((err: unknown): ScenarioResult => ({
           key: s.key,
           name: s.name,
@@ -456,6 +480,13 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
           if (r.writes.failed > 0) {
             r.status = 'failed';
             r.note = `${r.writes.failed} writes failed: ${r.writes.failures.join('; ')}`;
+          }
+        }
+        if (booker) {
+          r.bookings = await booker.stop();
+          if (r.bookings.failed > 0) {
+            r.status = 'failed';
+            r.note = `${r.bookings.failed} bookings failed: ${r.bookings.failures.join('; ')}`;
           }
         }
         results.push(r);

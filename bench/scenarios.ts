@@ -42,6 +42,8 @@ export interface Scenario {
   uncached?: boolean;
   /** the mixed writer beside it at this many changes a second (the clinic-day mix) */
   writes?: number;
+  /** bookings (POST /agenda/citas/nueva/) beside it at this many a second (bench/agenda.ts) */
+  bookings?: number;
   /** stop after this many requests (pools that can run out) */
   amount?: () => number;
   warmup?: boolean;

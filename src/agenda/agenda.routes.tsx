@@ -204,7 +204,9 @@ export async function agendaRoutes(app: FastifyInstance, options: AgendaRoutesOp
     };
     const desde = weekStart(day);
     const week = { desde, hasta: addDays(desde, 6) };
-    const [rows, counts] = [await listWorklist(db, kind, filters, day, week), await countWorklists(db, filters, day, week)];
+    const rows = await listWorklist(db, kind, filters, day, week);
+    // The list shown is counted by its rows (at most 200 of them: the count says "more" the same way).
+    const counts = await countWorklists(db, filters, day, week, { [kind]: rows.length });
     return sendPage(
       reply,
       <WorklistPage

@@ -107,7 +107,7 @@ async function plansOfPage(url: string, options: { kept?: boolean } = {}): Promi
   return out;
 }
 
-const LARGE_TABLES = ['patients', 'ingresos', 'ingreso_historial', 'exam_records', 'audit_log', 'sessions'];
+const LARGE_TABLES = ['patients', 'ingresos', 'ingreso_historial', 'exam_records', 'audit_log', 'sessions', 'citas'];
 
 /** A full scan of a large table: SQLite's "SCAN t" without an index, PostgreSQL's "Seq Scan on t". */
 function fullScans(plans: { sql: string; plan: string[] }[]): string[] {
@@ -266,6 +266,28 @@ describe(`query plans (engine=${ENGINE})`, () => {
       assert.deepEqual(listed, []);
     });
   }
+});
+
+// The agenda at 100,000 patients (decision 0146, migration 0410): the day and the week read their days' range, or the
+// professional's; the worklists' professional filter probes one cycle's visits of that professional; the no-shows are
+// walked by date. SQLite's plans are asserted by name (its choices are the benchmark's); PostgreSQL's, only that no
+// large table is scanned in full (its planner has statistics and may take another index on a few rows).
+describe(`query plans of the agenda (engine=${ENGINE})`, () => {
+  const day = '2026-11-23';
+  test('the day of the whole clinic is a range of citas_fecha_idx; of a professional, of citas_profesional_idx', async () => {
+    assertUses(await plansOfPage(`/agenda/?fecha=${day}`), SQLITE ? ['citas_fecha_idx'] : []);
+    assertUses(await plansOfPage(`/agenda/?fecha=${day}&profesional=1`), SQLITE ? ['citas_profesional_idx (profesional_id=? AND inicio_min>? AND inicio_min<?)'] : []);
+    assertUses(await plansOfPage(`/agenda/?fecha=${day}&vista=semana&profesional=1`), SQLITE ? ['citas_profesional_idx (profesional_id=? AND inicio_min>? AND inicio_min<?)'] : []);
+  });
+
+  test("the worklists' professional filter and the no-shows use their indexes", async () => {
+    const plans = await plansOfPage('/agenda/pendientes/?lista=inasistencias&profesional=1');
+    assertUses(plans, SQLITE ? ['citas_ingreso_profesional_idx', 'citas_estado_fecha_idx (estado=? AND fecha>?)'] : []);
+    if (SQLITE) {
+      // Never the professional's whole history for each cycle (citas_profesional_idx on the professional alone).
+      assert.ok(!plans.some((p) => p.plan.some((line) => /citas_profesional_idx \(profesional_id=\?\)/.test(line))), 'the filter walks the professional\'s visits');
+    }
+  });
 });
 
 // The dashboard and capita.csv (docs/performance.md items 4 and 5; migration 0021). The dashboard's figures are

@@ -20,6 +20,12 @@ import { idColumn, isPostgres } from './util.js';
 // Migrations never import application code: the codes are written here as in agenda.rules.ts.
 
 const BOOKED = `(estado = 'AGENDADA' or estado = 'ATENDIDA')`;
+
+/**
+ * The trigger on INSERT this migration makes, for the benchmark's loader (bench/load-triggers.ts): SQLite's overlap
+ * guard, which only refuses (PostgreSQL's guard is an exclusion constraint, not a trigger, and holds on every load).
+ */
+export const INSERT_TRIGGERS = [{ table: 'citas', name: (engine: 'sqlite' | 'postgres') => (engine === 'sqlite' ? 'citas_sin_solape_insert' : null), effect: 'guard' }] as const;
 /** The longest visit (minutes): also bounds the search for an overlap. */
 const MAX_MIN = 480;
 

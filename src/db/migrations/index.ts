@@ -34,6 +34,7 @@ import * as patientTotal from './20261127_0340_patient_total.js';
 import * as historyByEffectiveDate from './20261127_0350_history_by_effective_date.js';
 import * as consentByPatient from './20261127_0400_consent_by_patient.js';
 import * as agendaSettingsHeld from './20261127_0401_agenda_settings_held.js';
+import * as agendaWorklistIndexes from './20261127_0410_agenda_worklist_indexes.js';
 import * as examRecordsByIngresoAndDate from './20261127_0420_exam_records_by_ingreso_and_date.js';
 import * as searchCoveringIndexes from './20261127_0440_search_covering_indexes.js';
 import * as patientListBlocks from './20261127_0441_patient_list_blocks.js';
@@ -75,6 +76,7 @@ export const migrations: Record<string, Migration> = {
   '20261127_0350_history_by_effective_date': historyByEffectiveDate,
   '20261127_0400_consent_by_patient': consentByPatient,
   '20261127_0401_agenda_settings_held': agendaSettingsHeld,
+  '20261127_0410_agenda_worklist_indexes': agendaWorklistIndexes,
   '20261127_0420_exam_records_by_ingreso_and_date': examRecordsByIngresoAndDate,
   '20261127_0440_search_covering_indexes': searchCoveringIndexes,
   '20261127_0441_patient_list_blocks': patientListBlocks,
