@@ -1,4 +1,4 @@
-// npm run bench:profile -- [--database URL] [--requests N] [--only a,b]
+// npm run bench:profile -- [--database URL] [--requests N] [--only a,b] [--statements]
 //
 // Where an uncached page's time goes (issue 30): the application in this process (kept pages off: every page
 // rendered anew, as for a patient nobody opened before), driven by app.inject over random patients and pages of a
@@ -21,7 +21,7 @@ import { rng } from './synthetic.js';
 import { searchesFrom } from './uncached.js';
 
 const args = parseArgs({
-  options: { database: { type: 'string' }, requests: { type: 'string', default: '400' }, only: { type: 'string' }, 'keep-pages': { type: 'boolean', default: false } },
+  options: { database: { type: 'string' }, requests: { type: 'string', default: '400' }, only: { type: 'string' }, 'keep-pages': { type: 'boolean', default: false }, statements: { type: 'boolean', default: false } },
 }).values;
 const url = databaseUrlFrom(args.database);
 const N = Number(args.requests);
@@ -36,6 +36,8 @@ const cpuNow = (): bigint => {
 };
 // Every statement the driver runs, and the CPU time inside its calls.
 const meter = { statements: 0, ns: 0n };
+// --statements: the same split by statement (its first 90 characters), SQLite only.
+const bySql = new Map<string, { n: number; ns: bigint }>();
 if (handle.engine === 'sqlite') {
   const SQLite = createRequire(import.meta.url)('better-sqlite3');
   const probe = new SQLite(':memory:').prepare('select 1');
@@ -49,7 +51,15 @@ if (handle.engine === 'sqlite') {
       try {
         return original.apply(this, a);
       } finally {
-        meter.ns += cpuNow() - t;
+        const spent = cpuNow() - t;
+        meter.ns += spent;
+        if (args.statements) {
+          const key = String((this as any).source).replace(/\s+/g, ' ').trim().slice(0, 90);
+          const s = bySql.get(key) ?? { n: 0, ns: 0n };
+          s.n++;
+          s.ns += spent;
+          bySql.set(key, s);
+        }
       }
     };
   }
@@ -136,6 +146,7 @@ for (const [name, next] of Object.entries(PAGES)) {
   for (let i = 0; i < Math.min(100, N); i++) await inject('GET', next());
   meter.statements = 0;
   meter.ns = 0n;
+  bySql.clear();
   let bytes = 0;
   const cpu = cpuNow();
   for (let i = 0; i < N; i++) {
@@ -149,6 +160,9 @@ for (const [name, next] of Object.entries(PAGES)) {
   console.log(
     `${name.padEnd(14)} ${(meter.statements / N).toFixed(1).padStart(9)} ${us.toFixed(0).padStart(10)} ${driver.toFixed(0).padStart(12)} ${(us - driver).toFixed(0).padStart(8)} ${(bytes / N / 1024).toFixed(1).padStart(6)}`,
   );
+  for (const [text, s] of [...bySql].sort((a, b) => Number(b[1].ns - a[1].ns))) {
+    console.log(`    ${(s.n / N).toFixed(1).padStart(4)}× ${(Number(s.ns) / 1000 / s.n).toFixed(0).padStart(5)} µs  ${text}`);
+  }
 }
 await app.close();
 await handle.close();
