@@ -184,9 +184,12 @@ export const joinMarkup = (pieces: readonly Markup[]): Markup => pieces.join('')
 /** Places markup as it is, without a wrapping element (preact's own node for precompiled templates). */
 export const Prerendered = ({ markup }: { markup: Markup }): VNode => jsxTemplate([markup]);
 
+/** Markup cut at each occurrence of a text that preact rendered in it (an attribute's value, an element's text). */
+export const splitMarkup = (markup: Markup, at: string): Markup[] => markup.split(at) as Markup[];
+
 /** A node rendered once with `hole` standing in it exactly once, cut there: the markup before and after. */
 export function cutMarkup(node: VNode, hole: string): [before: Markup, after: Markup] {
-  const pieces = markupOf(node).split(hole);
+  const pieces = splitMarkup(markupOf(node), hole);
   if (pieces.length !== 2) throw new Error(`cutMarkup: the hole appears ${pieces.length - 1} times`);
   return pieces as [Markup, Markup];
 }

@@ -8,7 +8,7 @@ import { TIPOS_MONITOREO, TIPOS_SESION, type ExamKindValue } from '../exam.rules
 import { EXAM_FIELDS, examFieldHint, type ExamFieldName } from '../exam.fields.js';
 import { EXAM_FORM_FIELDS } from '../exam.schema.js';
 import { formLabel } from '../../shared/field-defs.js';
-import { escapedMarkup, joinMarkup, markupOf, Prerendered, type Markup } from '../../web/render.js';
+import { escapedMarkup, joinMarkup, markupOf, Prerendered, splitMarkup, type Markup } from '../../web/render.js';
 
 /** A field's label, from the definitions the history reads too. */
 const L = (name: ExamFieldName): string => formLabel(EXAM_FIELDS[name]);
@@ -64,7 +64,7 @@ function ExamForm({
 export function ExamForms({ patientId, today, posted }: { patientId: number; today: string; posted?: PostedForm }) {
   if (posted) return <ExamFormsMarkup patientId={patientId} today={today} posted={posted} />;
   if (fresh?.today !== today) {
-    const pieces = markupOf(<ExamFormsMarkup patientId={NO_PATIENT} today={today} />).split(`/exams/${NO_PATIENT}/`) as Markup[];
+    const pieces = splitMarkup(markupOf(<ExamFormsMarkup patientId={NO_PATIENT} today={today} />), `/exams/${NO_PATIENT}/`);
     // Each form's action names the patient, and nothing else.
     if (pieces.length !== 4) throw new Error(`ExamForms: the patient's id appears ${pieces.length - 1} times`);
     fresh = { today, pieces };
