@@ -1,4 +1,4 @@
-// npm run bench:profile -- [--database URL] [--requests N] [--only a,b]   (pages: the names of PAGES below, e.g.
+// npm run bench:profile -- [--database URL] [--requests N] [--only a,b] [--statements]   (pages: the names of PAGES below, e.g.
 // --only baseline,agenda-day,agenda-day-prof,agenda-week,worklists,worklists-filtered for the agenda's)
 //
 // Where an uncached page's time goes (issue 30): the application in this process (kept pages off: every page
@@ -8,6 +8,7 @@
 // PostgreSQL's own work is in its server process, only the client's share is here), and what a logged-in request
 // that reads nothing costs (plumbing and session). CPU time, not wall time: it holds on a shared machine.
 
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
@@ -25,7 +26,7 @@ import { WORKLIST_KINDS } from './agenda.js';
 import { addDays, todayIn } from '../src/shared/dates.js';
 
 const args = parseArgs({
-  options: { database: { type: 'string' }, requests: { type: 'string', default: '400' }, only: { type: 'string' }, 'keep-pages': { type: 'boolean', default: false } },
+  options: { database: { type: 'string' }, requests: { type: 'string', default: '400' }, only: { type: 'string' }, 'keep-pages': { type: 'boolean', default: false }, statements: { type: 'boolean', default: false } },
 }).values;
 const url = databaseUrlFrom(args.database);
 const N = Number(args.requests);
@@ -38,8 +39,22 @@ const cpuNow = (): bigint => {
   const u = (process as any).threadCpuUsage?.() ?? process.cpuUsage();
   return BigInt(u.user + u.system) * 1000n;
 };
+/**
+ * This thread's CPU time in ns from Linux's /proc (10 ms ticks: for totals over many requests), or null elsewhere.
+ * The process's time above also holds the other threads': the audit writer's commits of the views, the collector's.
+ */
+const mainThreadNow = (): bigint | null => {
+  try {
+    const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]!.split(' ');
+    return (BigInt(fields[11]!) + BigInt(fields[12]!)) * 10_000_000n;
+  } catch {
+    return null;
+  }
+};
 // Every statement the driver runs, and the CPU time inside its calls.
 const meter = { statements: 0, ns: 0n };
+// --statements: the same split by statement (its first 90 characters), SQLite only.
+const bySql = new Map<string, { n: number; ns: bigint }>();
 if (handle.engine === 'sqlite') {
   const SQLite = createRequire(import.meta.url)('better-sqlite3');
   const probe = new SQLite(':memory:').prepare('select 1');
@@ -53,7 +68,15 @@ if (handle.engine === 'sqlite') {
       try {
         return original.apply(this, a);
       } finally {
-        meter.ns += cpuNow() - t;
+        const spent = cpuNow() - t;
+        meter.ns += spent;
+        if (args.statements) {
+          const key = String((this as any).source).replace(/\s+/g, ' ').trim().slice(0, 90);
+          const s = bySql.get(key) ?? { n: 0, ns: 0n };
+          s.n++;
+          s.ns += spent;
+          bySql.set(key, s);
+        }
       }
     };
   }
@@ -187,15 +210,17 @@ async function longestTurnMs(path: string): Promise<number> {
   return Number(longest) / 1e6;
 }
 
-console.log(`${'page'.padEnd(14)} ${'stmts/req'.padStart(9)} ${'cpu µs/req'.padStart(10)} ${'in driver µs'.padStart(12)} ${'rest µs'.padStart(8)} ${'KB'.padStart(6)}`);
+console.log(`${'page'.padEnd(14)} ${'stmts/req'.padStart(9)} ${'cpu µs/req'.padStart(10)} ${'in driver µs'.padStart(12)} ${'rest µs'.padStart(8)} ${'KB'.padStart(6)} ${'main thread µs'.padStart(14)}`);
 for (const [name, next] of Object.entries(PAGES)) {
   if (only ? !only.has(name) : NAMED_ONLY.has(name)) continue;
   // Warm-up: V8 compiles the paths first.
   for (let i = 0; i < Math.min(NAMED_ONLY.has(name) ? 1 : 100, N); i++) await inject('GET', next());
   meter.statements = 0;
   meter.ns = 0n;
+  bySql.clear();
   let bytes = 0;
   const cpu = cpuNow();
+  const main = mainThreadNow();
   for (let i = 0; i < N; i++) {
     const res = await inject('GET', next());
     // The baseline's route is new with issue 30: an older checkout answers 404 after the same session and guard.
@@ -203,12 +228,17 @@ for (const [name, next] of Object.entries(PAGES)) {
     bytes += res.rawPayload.length;
   }
   const us = Number(cpuNow() - cpu) / 1000 / N;
+  const mainEnd = mainThreadNow();
+  const mainUs = main === null || mainEnd === null ? '–' : (Number(mainEnd - main) / 1000 / N).toFixed(0);
   const driver = Number(meter.ns) / 1000 / N;
   const statements = meter.statements / N;
   const turn = NAMED_ONLY.has(name) ? `  longest turn ${(await longestTurnMs(next())).toFixed(1)} ms cpu` : '';
   console.log(
-    `${name.padEnd(14)} ${statements.toFixed(1).padStart(9)} ${us.toFixed(0).padStart(10)} ${driver.toFixed(0).padStart(12)} ${(us - driver).toFixed(0).padStart(8)} ${(bytes / N / 1024).toFixed(1).padStart(6)}${turn}`,
+    `${name.padEnd(14)} ${statements.toFixed(1).padStart(9)} ${us.toFixed(0).padStart(10)} ${driver.toFixed(0).padStart(12)} ${(us - driver).toFixed(0).padStart(8)} ${(bytes / N / 1024).toFixed(1).padStart(6)} ${mainUs.padStart(14)}${turn}`,
   );
+  for (const [text, s] of [...bySql].sort((a, b) => Number(b[1].ns - a[1].ns))) {
+    console.log(`    ${(s.n / N).toFixed(1).padStart(4)}× ${(Number(s.ns) / 1000 / s.n).toFixed(0).padStart(5)} µs  ${text}`);
+  }
 }
 await app.close();
 await handle.close();

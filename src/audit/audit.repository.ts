@@ -70,18 +70,19 @@ async function withCycleNumbers<T extends AuditListRow>(db: Executor, rows: T[])
   const ids = new Set<number>();
   for (const r of rows) for (const id of cycleIdsOf(r.entity_type, r.entity_id, r.changes)) ids.add(id);
   if (ids.size === 0) return rows;
-  const found = await db
-    .selectFrom('ingresos as i')
-    .select([
-      'i.id',
-      sql<number>`(select cast(count(*) as integer) from ingresos cn where cn.paciente_id = i.paciente_id
-        and (cn.fecha_inicio < i.fecha_inicio or (cn.fecha_inicio = i.fecha_inicio and cn.id <= i.id)))`.as('numero'),
-    ])
-    .where('i.id', 'in', [...ids])
-    .execute();
+  // One cycle named (a patient's history, usually) is read by a statement compiled once.
+  const found = ids.size === 1 ? await selectCycleNumber(db, ids.values().next().value!) : await cycleNumbers(db).where('i.id', 'in', [...ids]).execute();
   const ciclos: CycleNumbers = new Map(found.map((f) => [Number(f.id), Number(f.numero)]));
   return rows.map((r) => ({ ...r, ciclos }));
 }
+
+const cycleNumbers = (db: Executor) =>
+  db.selectFrom('ingresos as i').select([
+    'i.id',
+    sql<number>`(select cast(count(*) as integer) from ingresos cn where cn.paciente_id = i.paciente_id
+        and (cn.fecha_inicio < i.fecha_inicio or (cn.fecha_inicio = i.fecha_inicio and cn.id <= i.id)))`.as('numero'),
+  ]);
+const selectCycleNumber = precompiled((db: Executor, id: number) => cycleNumbers(db).where('i.id', '=', id));
 
 const AUDIT_COLUMNS = ['id', 'at', 'user_id', 'username', 'action', 'entity_type', 'entity_id', 'patient_id', 'changes'] as const;
 
@@ -104,6 +105,10 @@ export async function listAuditEntries(
   before: { at: string; id: number } | null,
   limit: number,
 ): Promise<AuditListRow[]> {
+  // A patient's latest entries (the patient page's history with its views) are read by a statement compiled once.
+  if (filters.patientId != null && before === null && Object.values(filters).filter((v) => v != null && v !== '').length === 1) {
+    return withCycleNumbers(db, await selectPatientLatest(db, filters.patientId, limit));
+  }
   let q = db.selectFrom('audit_log').select(AUDIT_COLUMNS);
   if (filters.userId != null) q = q.where('user_id', '=', filters.userId);
   if (filters.action) q = q.where('action', '=', filters.action);
@@ -131,6 +136,10 @@ export async function listAuditEntries(
   if (before) q = q.where((eb) => eb(eb.refTuple('at', 'id'), '<', eb.tuple(before.at, before.id)));
   return withCycleNumbers(db, await q.orderBy('at', 'desc').orderBy('id', 'desc').limit(limit).execute());
 }
+
+const selectPatientLatest = precompiled((db: Executor, patientId: number, limit: number) =>
+  db.selectFrom('audit_log').select(AUDIT_COLUMNS).where('patient_id', '=', patientId).orderBy('at', 'desc').orderBy('id', 'desc').limit(limit),
+);
 
 /** The `at` of an entry, to continue a listing after it (keyset cursor). */
 export async function findAuditCursor(db: Executor, id: number): Promise<{ at: string; id: number } | null> {

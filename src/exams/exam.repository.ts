@@ -1,5 +1,5 @@
 import type { Executor, Trx } from '../db/database.js';
-import { insertRowReturningId } from '../platform/writes/prepared.js';
+import { insertRowReturningId, precompiled } from '../platform/writes/prepared.js';
 import type { IngresoRow } from '../ingresos/ingreso.table.js';
 import { cycleNumberOf } from '../ingresos/cycle-number.js';
 import type { ExamRecordRow, NewExamRecordRow } from './exam.table.js';
@@ -37,17 +37,23 @@ export async function listCycleRecords(
   ingresoId: number,
   options: { includeVoided: boolean },
 ): Promise<ExamRecordView[]> {
-  return db
+  return (options.includeVoided ? selectCycleRecords.all : selectCycleRecords.standing)(db, ingresoId);
+}
+
+// The clinical view's reads, compiled once (issue 30: it reads them on every render).
+const cycleRecords = (db: Executor, ingresoId: number) =>
+  db
     .selectFrom('exam_records as e')
     .innerJoin('users as r', 'r.id', 'e.registrado_por')
     .leftJoin('users as a', 'a.id', 'e.anulado_por')
     .selectAll('e')
     .select(['r.username as registrado_por_username', 'a.username as anulado_por_username'])
     .where('e.ingreso_id', '=', ingresoId)
-    .$if(!options.includeVoided, (qb) => qb.where('e.anulado_at', 'is', null))
-    .orderBy('e.id', 'desc')
-    .execute();
-}
+    .orderBy('e.id', 'desc');
+const selectCycleRecords = {
+  all: precompiled(cycleRecords),
+  standing: precompiled((db: Executor, ingresoId: number) => cycleRecords(db, ingresoId).where('e.anulado_at', 'is', null)),
+};
 
 export interface SeriesRow {
   id: number;
@@ -60,7 +66,11 @@ export interface SeriesRow {
 
 /** The trend values of one cycle (not voided), in chronological order: by fecha, then by id. */
 export async function listCycleSeries(db: Executor, ingresoId: number): Promise<SeriesRow[]> {
-  return db
+  return selectCycleSeries(db, ingresoId);
+}
+
+const selectCycleSeries = precompiled((db: Executor, ingresoId: number) =>
+  db
     .selectFrom('exam_records')
     .select(['id', 'fecha', 'iah', 'horas_uso_promedio', 'epworth', 'isi'])
     .where('ingreso_id', '=', ingresoId)
@@ -70,9 +80,8 @@ export async function listCycleSeries(db: Executor, ingresoId: number): Promise<
       eb.or([eb('iah', 'is not', null), eb('horas_uso_promedio', 'is not', null), eb('epworth', 'is not', null), eb('isi', 'is not', null)]),
     )
     .orderBy('fecha')
-    .orderBy('id')
-    .execute();
-}
+    .orderBy('id'),
+);
 
 export interface CycleSummary {
   id: number;
@@ -87,7 +96,11 @@ export interface CycleSummary {
 
 /** All of the patient's Ingresos, latest start first, each with its cycle number and its number of records (voided included). */
 export async function listPatientCycles(db: Executor, pacienteId: number): Promise<CycleSummary[]> {
-  return db
+  return selectPatientCycles(db, pacienteId) as Promise<CycleSummary[]>;
+}
+
+const selectPatientCycles = precompiled((db: Executor, pacienteId: number) =>
+  db
     .selectFrom('ingresos as i')
     .select((eb) => [
       'i.id',
@@ -104,9 +117,8 @@ export async function listPatientCycles(db: Executor, pacienteId: number): Promi
     ])
     .where('i.paciente_id', '=', pacienteId)
     .orderBy('i.fecha_inicio', 'desc')
-    .orderBy('i.id', 'desc')
-    .execute() as Promise<CycleSummary[]>;
-}
+    .orderBy('i.id', 'desc'),
+);
 
 /** One Ingreso with its cycle number, only if it is the patient's. */
 export async function findIngresoOfPatient(db: Executor, pacienteId: number, ingresoId: number): Promise<(IngresoRow & { numero: number }) | undefined> {

@@ -4,6 +4,7 @@
 
 import type { Executor } from '../db/database.js';
 import { cycleNumberOf } from '../ingresos/cycle-number.js';
+import { precompiled } from '../platform/writes/prepared.js';
 
 export interface ReferralCycle {
   numero: number;
@@ -22,14 +23,18 @@ export interface ReferralMeasures {
 
 /** The patient's open cycle (ACTIVO or SUSPENDIDO; one at most) with its number, or null. */
 export async function findOpenCycle(db: Executor, pacienteId: number): Promise<ReferralCycle | null> {
-  const row = await db
+  const [row] = await selectOpenCycle(db, pacienteId);
+  return row ? { numero: Number(row.numero), estado: row.estado, fecha_inicio: row.fecha_inicio } : null;
+}
+
+// Compiled once (the record page reads it on every render).
+const selectOpenCycle = precompiled((db: Executor, pacienteId: number) =>
+  db
     .selectFrom('ingresos')
     .select(['estado', 'fecha_inicio', cycleNumberOf('ingresos').as('numero')])
     .where('paciente_id', '=', pacienteId)
-    .where('estado', 'in', ['ACTIVO', 'SUSPENDIDO'])
-    .executeTakeFirst();
-  return row ? { numero: Number(row.numero), estado: row.estado, fecha_inicio: row.fecha_inicio } : null;
-}
+    .where('estado', 'in', ['ACTIVO', 'SUSPENDIDO']),
+);
 
 /**
  * The latest value of each measure across all the patient's cycles, each with the date of its record: one read of
@@ -37,7 +42,21 @@ export async function findOpenCycle(db: Executor, pacienteId: number): Promise<R
  * measure taken from it (a patient's records are tens; four statements cost a record page more than this).
  */
 export async function findReferralMeasures(db: Executor, pacienteId: number): Promise<ReferralMeasures> {
-  const rows = await db
+  const rows = await selectMeasures(db, pacienteId);
+  const psg = rows.find((r) => r.kind === 'MONITOREO' && r.tipo === 'POLISOMNOGRAFIA' && (r.iah !== null || r.saturacion_minima !== null));
+  const cpap = rows.find((r) => r.kind === 'MONITOREO' && (r.horas_uso_promedio !== null || r.porcentaje_noches_4h !== null));
+  const isi = rows.find((r) => r.isi !== null);
+  const epworth = rows.find((r) => r.epworth !== null);
+  return {
+    polisomnografia: psg ? { fecha: psg.fecha, iah: psg.iah, saturacion_minima: psg.saturacion_minima } : null,
+    cpap: cpap ? { fecha: cpap.fecha, horas_uso_promedio: cpap.horas_uso_promedio, porcentaje_noches_4h: cpap.porcentaje_noches_4h } : null,
+    isi: isi ? { fecha: isi.fecha, valor: isi.isi! } : null,
+    epworth: epworth ? { fecha: epworth.fecha, valor: epworth.epworth! } : null,
+  };
+}
+
+const selectMeasures = precompiled((db: Executor, pacienteId: number) =>
+  db
     .selectFrom('exam_records as e')
     .innerJoin('ingresos as i', 'i.id', 'e.ingreso_id')
     .select(['e.fecha', 'e.kind', 'e.tipo', 'e.iah', 'e.saturacion_minima', 'e.horas_uso_promedio', 'e.porcentaje_noches_4h', 'e.isi', 'e.epworth'])
@@ -54,16 +73,5 @@ export async function findReferralMeasures(db: Executor, pacienteId: number): Pr
       ]),
     )
     .orderBy('e.fecha', 'desc')
-    .orderBy('e.id', 'desc')
-    .execute();
-  const psg = rows.find((r) => r.kind === 'MONITOREO' && r.tipo === 'POLISOMNOGRAFIA' && (r.iah !== null || r.saturacion_minima !== null));
-  const cpap = rows.find((r) => r.kind === 'MONITOREO' && (r.horas_uso_promedio !== null || r.porcentaje_noches_4h !== null));
-  const isi = rows.find((r) => r.isi !== null);
-  const epworth = rows.find((r) => r.epworth !== null);
-  return {
-    polisomnografia: psg ? { fecha: psg.fecha, iah: psg.iah, saturacion_minima: psg.saturacion_minima } : null,
-    cpap: cpap ? { fecha: cpap.fecha, horas_uso_promedio: cpap.horas_uso_promedio, porcentaje_noches_4h: cpap.porcentaje_noches_4h } : null,
-    isi: isi ? { fecha: isi.fecha, valor: isi.isi! } : null,
-    epworth: epworth ? { fecha: epworth.fecha, valor: epworth.epworth! } : null,
-  };
-}
+    .orderBy('e.id', 'desc'),
+);

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { h, type VNode } from 'preact';
+import { jsxTemplate } from 'preact/jsx-runtime';
 import { render } from 'preact-render-to-string';
 import type { RestoredForm, SessionUser } from './deps.js';
 import type { Message } from './deps.js';
@@ -157,6 +158,78 @@ function csrfToken(reply: FastifyReply): string {
   } catch {
     return '';
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Markup rendered once (issue 30). Constant parts of a page (a form's fields, labels and option lists) cost more
+// to render than anything a record page reads: they are rendered by preact once, escaped as everything it renders,
+// and placed as text afterwards. `Markup` is only made here: from a render, or from escaped text.
+
+/** HTML that preact rendered (so escaped), or text escaped as preact escapes it; never anything else. */
+export type Markup = string & { readonly __markup: unique symbol };
+
+/** A node rendered once, as markup to place later with Prerendered. */
+export const markupOf = (node: VNode): Markup => render(node) as Markup;
+
+/** Text (typed by someone, read from the database) as markup: escaped. */
+export const escapedMarkup = (text: string): Markup => escapeAsPreact(text) as Markup;
+
+/** Text escaped as preact escapes every text and attribute it renders (", & and <): the same bytes as its render. */
+const escapeAsPreact = (s: string): string =>
+  /["&<]/.test(s) ? s.replace(/["&<]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&quot;')) : s;
+
+/** Pieces of markup one after the other. */
+export const joinMarkup = (pieces: readonly Markup[]): Markup => pieces.join('') as Markup;
+
+/** Places markup as it is, without a wrapping element (preact's own node for precompiled templates). */
+export const Prerendered = ({ markup }: { markup: Markup }): VNode => jsxTemplate([markup]);
+
+/** Markup cut at each occurrence of a text that preact rendered in it (an attribute's value, an element's text). */
+export const splitMarkup = (markup: Markup, at: string): Markup[] => markup.split(at) as Markup[];
+
+/** A node rendered once with `hole` standing in it exactly once, cut there: the markup before and after. */
+export function cutMarkup(node: VNode, hole: string): [before: Markup, after: Markup] {
+  const pieces = splitMarkup(markupOf(node), hole);
+  if (pieces.length !== 2) throw new Error(`cutMarkup: the hole appears ${pieces.length - 1} times`);
+  return pieces as [Markup, Markup];
+}
+
+/**
+ * A node rendered once with `hole` standing for a text value (an attribute's or an element's text), cut there:
+ * the returned function gives the node's markup with a value escaped where the hole was, the same bytes as
+ * rendering the node with that value. The empty value is rendered on its own (preact writes `value=""` as
+ * `value`).
+ */
+export function markupTemplate(renderWith: (value: string) => VNode, hole: string): (value: string) => Markup {
+  const [before, after] = cutMarkup(renderWith(hole), hole);
+  const empty = markupOf(renderWith(''));
+  return (value) => (value === '' ? empty : ((before + escapeAsPreact(value) + after) as Markup));
+}
+
+/**
+ * A select's markup for each of its known values, from one render of it with none chosen: choosing a value only
+ * adds `selected` to its option, so each value keeps where and what its render adds (one render per value ever
+ * chosen, bounded by the known values). An unknown value (a posted or imported one outside the list) is rendered
+ * each time.
+ */
+export function markupByChoice(renderWith: (value: string) => VNode, known: (value: string) => boolean): (value: string) => Markup {
+  let none: Markup | null = null;
+  const added = new Map<string, { at: number; text: string } | Markup>();
+  return (value) => {
+    if (!known(value)) return markupOf(renderWith(value));
+    none ??= markupOf(renderWith(''));
+    let found = added.get(value);
+    if (found === undefined) {
+      const full = markupOf(renderWith(value));
+      let at = 0;
+      while (at < none.length && none.charCodeAt(at) === full.charCodeAt(at)) at++;
+      const text = full.slice(at, at + full.length - none.length);
+      // Kept whole if the render differs in more than one insertion.
+      found = none.slice(0, at) + text + none.slice(at) === full ? { at, text } : full;
+      added.set(value, found);
+    }
+    return typeof found === 'string' ? found : ((none.slice(0, found.at) + found.text + none.slice(found.at)) as Markup);
+  };
 }
 
 /** Text for a double-quoted attribute (or an element's text): &, <, > and " escaped. */

@@ -9,6 +9,7 @@ import { EXAM_FIELDS, examFieldHint, type ExamFieldName } from '../exam.fields.j
 import { EXAM_FORM_FIELDS } from '../exam.schema.js';
 import { formLabel } from '../../shared/field-defs.js';
 import type { BookedVisitOfDay } from '../../agenda/agenda.visits.repository.js';
+import { escapedMarkup, joinMarkup, markupOf, Prerendered, splitMarkup, type Markup } from '../../web/render.js';
 
 /** A field's label, from the definitions the history reads too. */
 const L = (name: ExamFieldName): string => formLabel(EXAM_FIELDS[name]);
@@ -77,7 +78,30 @@ function VisitChoice({ kind, visits, values, errors, idPrefix }: { kind: ExamKin
   );
 }
 
+/**
+ * The three forms. Without a posted form or a visit booked that day (most clinical views a GET serves) they depend
+ * on the patient's id and the day alone: rendered once a day with an id that no patient has, and that id's places
+ * filled in (issue 30, decision 0160).
+ */
 export function ExamForms({ patientId, today, visits = [], posted }: { patientId: number; today: string; visits?: readonly BookedVisitOfDay[]; posted?: PostedForm }) {
+  if (posted || visits.length > 0) return <ExamFormsMarkup patientId={patientId} today={today} visits={visits} posted={posted} />;
+  if (fresh?.today !== today) {
+    const pieces = splitMarkup(markupOf(<ExamFormsMarkup patientId={NO_PATIENT} today={today} />), `/exams/${NO_PATIENT}/`);
+    // Each form's action names the patient, and nothing else.
+    if (pieces.length !== 4) throw new Error(`ExamForms: the patient's id appears ${pieces.length - 1} times`);
+    fresh = { today, pieces };
+  }
+  const at = escapedMarkup(`/exams/${patientId}/`);
+  const { pieces } = fresh;
+  return <Prerendered markup={joinMarkup([pieces[0]!, at, pieces[1]!, at, pieces[2]!, at, pieces[3]!])} />;
+}
+
+/** An id no patient has (ids start at 1). */
+const NO_PATIENT = -7_301_999;
+/** The forms of the day without a posted form, cut where the patient's id goes. */
+let fresh: { today: string; pieces: Markup[] } | null = null;
+
+function ExamFormsMarkup({ patientId, today, visits = [], posted }: { patientId: number; today: string; visits?: readonly BookedVisitOfDay[]; posted?: PostedForm }) {
   const state = (kind: ExamKindValue) => {
     const prefix = `${KIND_PATHS[kind]}_`;
     if (posted?.kind === kind) return { values: posted.values, errors: posted.errors, idPrefix: prefix };

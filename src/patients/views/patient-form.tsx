@@ -1,6 +1,7 @@
 import { DEPARTAMENTOS, municipiosOf } from '../divipola.js';
 import type { Choice } from '../patient.rules.js';
 import { SelectField, TextField, type ErrorLink, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { cutMarkup, joinMarkup, markupByChoice, markupOf, markupTemplate, Prerendered, type Markup } from '../../web/render.js';
 import { DIVIPOLA_CATALOGUE_URL } from '../divipola.catalogue.js';
 import { formLabel } from '../../shared/field-defs.js';
 import {
@@ -162,6 +163,8 @@ function PatientInput({ name, values, errors, errorLink }: { name: PatientFieldN
 
 /** Every field of the patient form, in the fieldsets a person scans: decisions §4. */
 export function PatientFields({ values, errors, errorLinks = {} }: { values: FormValues; errors: FieldErrors; errorLinks?: Partial<Record<string, ErrorLink>> }) {
+  // Without errors (every record page a GET serves) the form is markup rendered once, the values escaped into it.
+  if (Object.keys(errors).length === 0) return <Prerendered markup={fieldsMarkup(values)} />;
   return (
     <>
       {PATIENT_FORM_SECTIONS.map((section) => (
@@ -176,6 +179,76 @@ export function PatientFields({ values, errors, errorLinks = {} }: { values: For
       ))}
     </>
   );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The form without errors, from markup rendered once (issue 30, decision 0160): its fields, labels, hints and
+// option lists were most of a record page's render. Each field's markup depends on its own value only (the
+// cities on the department too); the values are escaped as preact escapes them, so the bytes are those of the
+// components above.
+
+/** Stands for a value in a field rendered once: private-use characters, which nothing escapes or types. */
+const HOLE = '\uF8FF\uF8FEvalor\uF8FE\uF8FF';
+
+const NO_ERRORS: FieldErrors = Object.freeze({});
+
+const departamentos = new Set(DEPARTAMENTOS);
+const inputOf = (name: PatientFieldName, values: FormValues) => <PatientInput name={name} values={values} errors={NO_ERRORS} />;
+
+/** A field's markup for a value: a text field's template, or a select's markup per chosen value. */
+type FieldMarkup = (value: string, values: FormValues) => Markup;
+
+function fieldMarkupOf(name: PatientFieldName): FieldMarkup {
+  if (name === 'departamento') {
+    const byValue = markupByChoice((v) => inputOf(name, { departamento: v }), (v) => v === '' || departamentos.has(v));
+    return (value) => byValue(value);
+  }
+  if (name === 'ciudad') {
+    // The cities offered are the department's (SANTANDER when none is chosen), as PatientInput does.
+    const byDepartamento = new Map<string, (value: string) => Markup>();
+    return (value, values) => {
+      const departamento = values.departamento || 'SANTANDER';
+      if (!departamentos.has(departamento)) return markupOf(inputOf(name, { departamento, ciudad: value }));
+      let byValue = byDepartamento.get(departamento);
+      if (byValue === undefined) {
+        const municipios = new Set(municipiosOf(departamento));
+        byValue = markupByChoice((v) => inputOf(name, { departamento, ciudad: v }), (v) => v === '' || municipios.has(v));
+        byDepartamento.set(departamento, byValue);
+      }
+      return byValue(value);
+    };
+  }
+  const def: PatientField<unknown> = PATIENT_FIELDS[name];
+  if (def.kind === 'choice') {
+    const known = new Set((def.choices as readonly Choice<string | number>[]).map((c) => String(c.value)));
+    const byValue = markupByChoice((v) => inputOf(name, { [name]: v }), (v) => v === '' || known.has(v));
+    return (value) => byValue(value);
+  }
+  const template = markupTemplate((v) => inputOf(name, { [name]: v }), HOLE);
+  return (value) => template(value);
+}
+
+/** Each fieldset's markup around its fields, and each field's markup, made on first use. */
+let sections: { around: [Markup, Markup]; fields: { name: PatientFieldName; markup: FieldMarkup }[] }[] | null = null;
+
+function fieldsMarkup(values: FormValues): Markup {
+  sections ??= PATIENT_FORM_SECTIONS.map((section) => ({
+    around: cutMarkup(
+      <fieldset>
+        <legend>{section}</legend>
+        <div class="fields">{HOLE}</div>
+      </fieldset>,
+      HOLE,
+    ),
+    fields: SECTION_FIELDS.get(section)!.map((name) => ({ name, markup: fieldMarkupOf(name) })),
+  }));
+  const pieces: Markup[] = [];
+  for (const { around, fields } of sections) {
+    pieces.push(around[0]);
+    for (const { name, markup } of fields) pieces.push(markup(values[name] ?? '', values));
+    pieces.push(around[1]);
+  }
+  return joinMarkup(pieces);
 }
 
 /** The link beside «Ya existe un paciente con este documento»: the record that holds it (issue 29, point 8). */

@@ -1,10 +1,11 @@
-import type { KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type { OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import type { VNode } from 'preact';
 import type { Db, Executor } from '../../db/database.js';
 import { patientVersionReader, versionReader } from './table-versions.js';
 import { DERIVED_TABLES, isPatientTable, KNOWN_TABLES, VERSIONED_TABLES, type VersionedTable } from '../tables.js';
 import { FragmentCache } from './fragment-cache.js';
 import { renderFrame, type Fragment } from '../../web/render.js';
+import type { CheckingPlugin } from '../writes/prepared.js';
 
 /**
  * Kept pages (decision 0023). A page whose content depends only on the database and on its parsed input is
@@ -173,8 +174,12 @@ export function tablesOf(node: OperationNode): Set<string> {
   return found;
 }
 
-/** Refuses, before it runs, a query of a page's render that reads a table the page did not declare. */
-class DeclaredTablesOnly implements KyselyPlugin {
+/**
+ * Refuses, before it runs, a query of a page's render that reads a table the page did not declare. It only
+ * checks: a precompiled statement is checked once (src/platform/writes/prepared.ts).
+ */
+class DeclaredTablesOnly implements CheckingPlugin {
+  readonly checksOnly = true;
   private readonly allowed: Set<string>;
 
   constructor(private readonly page: PageDeclaration<any, any>) {

@@ -4,7 +4,7 @@ import { createTestDatabase, ENGINE, type TestDatabase } from '../../../test/hel
 import { createUser } from '../../../test/helpers.js';
 import type { Db, Executor } from '../../db/database.js';
 import { sql } from 'kysely';
-import { insertRow, insertRowReturningId, precompiled } from './prepared.js';
+import { insertRow, insertRowReturningId, precompiled, type CheckingPlugin } from './prepared.js';
 
 let tdb: TestDatabase;
 let db: Db;
@@ -29,6 +29,27 @@ describe(`precompiled statements (engine=${ENGINE})`, () => {
     assert.deepEqual(await usersNamed(db, "x' or '1'='1", 1), [], 'arguments are parameters, never SQL');
     const inside = await db.transaction().execute((trx) => usersNamed(trx, 'ana.prep', 1));
     assert.deepEqual(inside, [{ id: ana.id, username: 'ana.prep' }]);
+  });
+
+  test('under a plugin that only checks, the statement is shown to it once, and what it refuses stays refused', async () => {
+    const seen: string[] = [];
+    const check = (refuse: boolean): CheckingPlugin => ({
+      checksOnly: true,
+      transformQuery: (args) => {
+        seen.push(args.node.kind);
+        if (refuse) throw new Error('refused by the check');
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const ana = await createUser(db, { username: 'ana.check' });
+    const allowing = db.withPlugin(check(false));
+    assert.deepEqual(await usersNamed(allowing, 'ana.check', 1), [{ id: ana.id, username: 'ana.check' }]);
+    assert.deepEqual(await usersNamed(allowing, 'nadie.check', 1), []);
+    assert.deepEqual(seen, ['SelectQueryNode'], 'checked once, on the first call');
+    const refusing = db.withPlugin(check(true));
+    await assert.rejects(usersNamed(refusing, 'ana.check', 1), /refused by the check/);
+    await assert.rejects(usersNamed(refusing, 'ana.check', 1), /refused by the check/);
   });
 
   test('an argument that does not reach the statement as a parameter is refused', async () => {

@@ -1,4 +1,4 @@
-import type { CompiledQuery, Compilable, Insertable, Kysely } from 'kysely';
+import { createQueryId, type CompiledQuery, type Compilable, type Insertable, type Kysely, type KyselyPlugin } from 'kysely';
 import { isPostgres, type Database, type Executor } from '../../db/database.js';
 
 /**
@@ -11,16 +11,24 @@ import { isPostgres, type Database, type Executor } from '../../db/database.js';
  * as an identifier or a list to expand. Each call substitutes the real arguments for the placeholders.
  *
  * A database with Kysely plugins (the query-plan tests record every statement with one) builds each call instead:
- * plugins see, and may rewrite, only queries that are built.
+ * plugins see, and may rewrite, only queries that are built. A plugin that only checks queries (`checksOnly`: a
+ * kept page's declared tables) sees the statement once, when it first runs under that plugin: its answer depends
+ * on the statement alone (issue 30: a page's reads were built anew on every render).
  */
 export function precompiled<Args extends readonly unknown[], Row>(
   build: (db: Executor, ...args: Args) => Compilable<Row>,
 ): (db: Executor, ...args: Args) => Promise<Row[]> {
   const compiled: { sqlite?: Compiled<Row>; postgres?: Compiled<Row> } = {};
   return async (db, ...args) => {
-    if (db.getExecutor().plugins.length > 0) return (await db.executeQuery(build(db, ...args))).rows;
+    const plugins = db.getExecutor().plugins;
+    if (plugins.length > 0 && !plugins.every(checksOnly)) return (await db.executeQuery(build(db, ...args))).rows;
     const dialect = isPostgres(db) ? 'postgres' : 'sqlite';
-    const c = (compiled[dialect] ??= compile(db, build, args.length));
+    const c = (compiled[dialect] ??= compile(plugins.length > 0 ? db.withoutPlugins() : db, build, args.length));
+    for (const plugin of plugins) {
+      if (c.checkedBy.has(plugin)) continue;
+      plugin.transformQuery({ node: c.query.query, queryId: createQueryId() });
+      c.checkedBy.add(plugin);
+    }
     const parameters = c.query.parameters.map((p, i) => {
       const slot = c.slots[i];
       return slot === undefined ? p : args[slot];
@@ -30,8 +38,17 @@ export function precompiled<Args extends readonly unknown[], Row>(
   };
 }
 
+/** A Kysely plugin that refuses some queries (by throwing) and never rewrites one. */
+export interface CheckingPlugin extends KyselyPlugin {
+  readonly checksOnly: true;
+}
+
+const checksOnly = (plugin: KyselyPlugin): plugin is CheckingPlugin => (plugin as Partial<CheckingPlugin>).checksOnly === true;
+
 interface Compiled<Row> {
   query: CompiledQuery<Row>;
+  /** the checking plugins that have seen the statement (and let it run) */
+  checkedBy: WeakSet<KyselyPlugin>;
   /** For each parameter of the compiled statement: the index of the argument it stands for, or undefined. */
   slots: (number | undefined)[];
 }
@@ -50,7 +67,7 @@ function compile<Args extends readonly unknown[], Row>(
   placeholders.forEach((_, i) => {
     if (!slots.includes(i)) throw new Error(`precompiled statement: argument ${i} is not a parameter of ${query.sql}`);
   });
-  return { query, slots };
+  return { query, slots, checkedBy: new WeakSet() };
 }
 
 /**
