@@ -138,6 +138,22 @@ test('searching a suspended patient in the active list points to the follow page
   assert.doesNotMatch((await client.get('/patients/?query_search=nadie+asi')).body, /data-not-active/);
 });
 
+test('the exams list points to the follow page too when its search matches only patients without an active cycle', async () => {
+  const p = await createPatient(ctx.db, { nombre: 'Casimira', apellido: 'Yepes', documento: cedula() });
+  const q = await createPatient(ctx.db, { nombre: 'Casimira', apellido: 'Yepes Otálora', documento: cedula() });
+  await client.post(`/patients/ingreso/estado/${p.ingresoId}/SUSPENDIDO/`, { motivo_estado: 'Viaje' });
+  // One of the two still active: the list shows her and points nowhere else.
+  const one = decodeEntities((await client.get('/exams/?query_search=casimira+yepes')).body);
+  assert.match(one, /data-total="1"/);
+  assert.doesNotMatch(one, /data-not-active/);
+  await client.post(`/patients/ingreso/estado/${q.ingresoId}/SUSPENDIDO/`, { motivo_estado: 'Viaje' });
+  const none = decodeEntities((await client.get('/exams/?query_search=casimira+yepes')).body);
+  assert.match(none, /data-total="0"/);
+  assert.match(none, /<span data-not-active="2">2 pacientes sin ciclo activo \(suspendidos o terminados\) sí coinciden: <a href="\/patients\/follow\?query_search=casimira\+yepes">verlos en Seguimiento<\/a>/);
+  assert.doesNotMatch((await client.get('/exams/?query_search=nadie+asi')).body, /data-not-active/);
+  assert.doesNotMatch((await client.get('/exams/')).body, /data-not-active/);
+});
+
 test('a patient imported with estado SUSPENDIDO is not billed for the cycle\'s first month; once reactivated, it is', async () => {
   const create = (estado: 'ACTIVO' | 'SUSPENDIDO') => {
     const { created_at: _c, updated_at: _u, ...patient } = newPatientRow({ documento: cedula() });

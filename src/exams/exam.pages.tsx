@@ -1,6 +1,6 @@
 // The exam pages kept by src/platform/pages/page-cache.ts.
 
-import { findPatientWithActiveIngreso, searchPatients } from '../patients/patient.repository.js';
+import { countMatchesNotActive, findPatientWithActiveIngreso, searchPatients } from '../patients/patient.repository.js';
 import { LIST_PAGE_BYTES, RECORD_PAGE_BYTES } from '../platform/pages/cached-page.js';
 import { declarePage } from '../platform/pages/page-cache.js';
 import { listCycleRecords, listCycleSeries, listPatientCycles } from './exam.repository.js';
@@ -15,7 +15,8 @@ export const examListPage = declarePage<{ query: string; page: number; today: st
   maxBytes: LIST_PAGE_BYTES,
   async render(db, { query, page, today }) {
     const result = await searchPatients(db, { query, onlyActive: true, page, today });
-    return { node: <ExamListContent query={query} result={result} />, title: 'Exámenes', meta: null };
+    const notActive = await countMatchesNotActive(db, query, result, today);
+    return { node: <ExamListContent query={query} result={result} notActive={notActive} />, title: 'Exámenes', meta: null };
   },
 });
 

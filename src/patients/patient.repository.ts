@@ -333,6 +333,15 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
   return { rows, total, page, pageCount };
 }
 
+/**
+ * A search of an active list that found nobody active: how many patients without an ACTIVO cycle (suspended,
+ * finished) it matches, which Seguimiento lists (issue 29, point 8). 0 without a search or with active matches.
+ */
+export async function countMatchesNotActive(db: Executor, query: string, found: PatientSearchResult, today: string): Promise<number> {
+  if (found.total > 0 || query === '') return 0;
+  return (await searchPatients(db, { query, onlyActive: false, page: 1, today })).total;
+}
+
 function isSqlite(db: Executor): boolean {
   return !(db.getExecutor().adapter instanceof PostgresAdapter);
 }
