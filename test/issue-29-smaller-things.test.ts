@@ -6,7 +6,7 @@ import { insertExamRecord } from '../src/exams/exam.repository.js';
 import { insertPatientWithCycle } from '../src/patients/patient.actions.js';
 import { countOf } from '../src/shared/text.js';
 import { readableChanges } from '../src/audit/audit.format.js';
-import { createPatient, newPatientRow } from './fixtures/patient.fixtures.js';
+import { createPatient, newPatientForm, newPatientRow } from './fixtures/patient.fixtures.js';
 import { createTestContext, decodeEntities, loggedInClient, login, messagesIn, TestClient, type TestContext } from './helpers.js';
 
 let ctx: TestContext;
@@ -24,33 +24,7 @@ let seq = 0;
 const cedula = () => String(70_000_000 + process.pid * 10 + ++seq);
 const docOf = async (id: number) => (await ctx.db.selectFrom('patients').select('documento').where('id', '=', id).executeTakeFirstOrThrow()).documento;
 
-const patientForm = (overrides: Record<string, string> = {}) => ({
-  nombre: 'Nidia',
-  apellido: 'Carvajal',
-  tipo_documento: 'CC',
-  documento: cedula(),
-  fecha_nacimiento: `1955-03-${String(10 + (seq % 18)).padStart(2, '0')}`,
-  genero: 'F',
-  departamento: 'SANTANDER',
-  ciudad: 'BUCARAMANGA',
-  zona: 'URBANA',
-  telefono: '6076543210',
-  celular: '3157654321',
-  estado_civil: 'CASADO',
-  entidad_salud: 'ENTITY_A',
-  estrato: '3',
-  peso: '',
-  altura: '',
-  perimetro_abdominal: '',
-  cuello: '',
-  medico_remitente: 'Dra. Rueda',
-  especialidad: 'Neumología',
-  diagnostico_clinico: 'G47.3',
-  programa: 'PROGRAMA AOS',
-  valor_capita: '',
-  fecha_inicio_programa: '',
-  ...overrides,
-});
+const patientForm = (overrides: Record<string, string> = {}) => newPatientForm({ tipo_documento: 'CC', ...overrides });
 
 describe('a documento already registered', () => {
   test('the error beside documento links the record that holds it, on the new patient and on the edit form', async () => {
