@@ -110,6 +110,11 @@ test('searching a suspended patient in the active list points to the follow page
   assert.match(page, /Ningún paciente activo coincide con la búsqueda/);
   assert.match(decodeEntities(page), /<span data-not-active="1">1 paciente sin ciclo activo \(suspendido o terminado\) sí coincide: <a href="\/patients\/follow\?query_search=eulalia\+zuleta">verlo en Seguimiento<\/a>/);
   assert.doesNotMatch((await client.get('/patients/?query_search=nadie+asi')).body, /data-not-active/);
+  // An active namesake of another month, left out by the month filter, is not counted as without an active cycle.
+  await createPatient(ctx.db, { nombre: 'Eulalia', apellido: 'Zuleta Rey', documento: cedula() }, { fechaInicio: '2026-11-01' });
+  const month = decodeEntities((await client.get('/patients/?query_search=eulalia+zuleta&mes_filtro=7')).body);
+  assert.match(month, /data-total="0"/);
+  assert.match(month, /<span data-not-active="1">1 paciente sin ciclo activo/);
 });
 
 test('the exams list points to the follow page too when its search matches only patients without an active cycle', async () => {

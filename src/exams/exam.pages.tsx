@@ -15,7 +15,7 @@ export const examListPage = declarePage<{ query: string; page: number; today: st
   maxBytes: LIST_PAGE_BYTES,
   async render(db, { query, page, today }) {
     const result = await searchPatients(db, { query, onlyActive: true, page, today });
-    const notActive = await countMatchesNotActive(db, query, result, today);
+    const notActive = await countMatchesNotActive(db, { query, today, found: result });
     return { node: <ExamListContent query={query} result={result} notActive={notActive} />, title: 'Exámenes', meta: null };
   },
 });

@@ -18,7 +18,7 @@ export const patientListPage = declarePage<{ filters: ListQuery; today: string }
   maxBytes: LIST_PAGE_BYTES,
   async render(db, { filters, today }) {
     const result = await searchPatients(db, { query: filters.query, mesFiltro: filters.mesFiltro, onlyActive: true, page: filters.page, today });
-    const notActive = await countMatchesNotActive(db, filters.query, result, today);
+    const notActive = await countMatchesNotActive(db, { query: filters.query, today, found: result, mesFiltro: filters.mesFiltro });
     return { node: <PatientListContent filters={filters} result={result} notActive={notActive} />, title: 'Pacientes', meta: null };
   },
 });
