@@ -3,6 +3,7 @@
 // they log in again, and nothing of it is saved until they send it again (decisions 0110, 0111).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { newPatientForm } from './fixtures/patient.fixtures.js';
 import { createTestContext, createUser, decodeEntities, login, loggedInClient, messagesIn, TestClient, type TestContext } from './helpers.js';
 
 let ctx: TestContext;
@@ -11,33 +12,7 @@ before(async () => {
 });
 after(async () => ctx.close());
 
-let seq = 0;
-const patientForm = (documento: string) => ({
-  nombre: 'Luz Marina',
-  apellido: 'Quintero',
-  tipo_documento: 'CC',
-  documento,
-  fecha_nacimiento: `1960-01-${String(10 + (seq++ % 18)).padStart(2, '0')}`,
-  genero: 'F',
-  departamento: 'SANTANDER',
-  ciudad: 'BUCARAMANGA',
-  zona: 'URBANA',
-  telefono: '6076543210',
-  celular: '3157654321',
-  estado_civil: 'CASADO',
-  entidad_salud: 'ENTITY_A',
-  estrato: '3',
-  peso: '',
-  altura: '',
-  perimetro_abdominal: '',
-  cuello: '',
-  medico_remitente: 'Dra. Rueda',
-  especialidad: 'Neumología',
-  diagnostico_clinico: 'G47.3',
-  programa: 'PROGRAMA AOS',
-  valor_capita: '',
-  fecha_inicio_programa: '',
-});
+const patientForm = (documento: string) => newPatientForm({ tipo_documento: 'CC', documento });
 
 const restoredFields = (html: string): [string, string][] | null => {
   const m = /<div id="restored-form" hidden data-action="([^"]*)" data-fields="([^"]*)"/.exec(html);

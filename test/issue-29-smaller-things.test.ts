@@ -6,7 +6,7 @@ import { insertExamRecord } from '../src/exams/exam.repository.js';
 import { insertPatientWithCycle } from '../src/patients/patient.actions.js';
 import { countOf } from '../src/shared/text.js';
 import { readableChanges } from '../src/audit/audit.format.js';
-import { createPatient, newPatientRow } from './fixtures/patient.fixtures.js';
+import { createPatient, newPatientForm, newPatientRow } from './fixtures/patient.fixtures.js';
 import { createTestContext, decodeEntities, loggedInClient, login, messagesIn, TestClient, type TestContext } from './helpers.js';
 
 let ctx: TestContext;
@@ -24,33 +24,7 @@ let seq = 0;
 const cedula = () => String(70_000_000 + process.pid * 10 + ++seq);
 const docOf = async (id: number) => (await ctx.db.selectFrom('patients').select('documento').where('id', '=', id).executeTakeFirstOrThrow()).documento;
 
-const patientForm = (overrides: Record<string, string> = {}) => ({
-  nombre: 'Nidia',
-  apellido: 'Carvajal',
-  tipo_documento: 'CC',
-  documento: cedula(),
-  fecha_nacimiento: `1955-03-${String(10 + (seq % 18)).padStart(2, '0')}`,
-  genero: 'F',
-  departamento: 'SANTANDER',
-  ciudad: 'BUCARAMANGA',
-  zona: 'URBANA',
-  telefono: '6076543210',
-  celular: '3157654321',
-  estado_civil: 'CASADO',
-  entidad_salud: 'ENTITY_A',
-  estrato: '3',
-  peso: '',
-  altura: '',
-  perimetro_abdominal: '',
-  cuello: '',
-  medico_remitente: 'Dra. Rueda',
-  especialidad: 'Neumología',
-  diagnostico_clinico: 'G47.3',
-  programa: 'PROGRAMA AOS',
-  valor_capita: '',
-  fecha_inicio_programa: '',
-  ...overrides,
-});
+const patientForm = (overrides: Record<string, string> = {}) => newPatientForm({ tipo_documento: 'CC', ...overrides });
 
 describe('a documento already registered', () => {
   test('the error beside documento links the record that holds it, on the new patient and on the edit form', async () => {
@@ -136,6 +110,27 @@ test('searching a suspended patient in the active list points to the follow page
   assert.match(page, /Ningún paciente activo coincide con la búsqueda/);
   assert.match(decodeEntities(page), /<span data-not-active="1">1 paciente sin ciclo activo \(suspendido o terminado\) sí coincide: <a href="\/patients\/follow\?query_search=eulalia\+zuleta">verlo en Seguimiento<\/a>/);
   assert.doesNotMatch((await client.get('/patients/?query_search=nadie+asi')).body, /data-not-active/);
+  // An active namesake of another month, left out by the month filter, is not counted as without an active cycle.
+  await createPatient(ctx.db, { nombre: 'Eulalia', apellido: 'Zuleta Rey', documento: cedula() }, { fechaInicio: '2026-11-01' });
+  const month = decodeEntities((await client.get('/patients/?query_search=eulalia+zuleta&mes_filtro=7')).body);
+  assert.match(month, /data-total="0"/);
+  assert.match(month, /<span data-not-active="1">1 paciente sin ciclo activo/);
+});
+
+test('the exams list points to the follow page too when its search matches only patients without an active cycle', async () => {
+  const p = await createPatient(ctx.db, { nombre: 'Casimira', apellido: 'Yepes', documento: cedula() });
+  const q = await createPatient(ctx.db, { nombre: 'Casimira', apellido: 'Yepes Otálora', documento: cedula() });
+  await client.post(`/patients/ingreso/estado/${p.ingresoId}/SUSPENDIDO/`, { motivo_estado: 'Viaje' });
+  // One of the two still active: the list shows her and points nowhere else.
+  const one = decodeEntities((await client.get('/exams/?query_search=casimira+yepes')).body);
+  assert.match(one, /data-total="1"/);
+  assert.doesNotMatch(one, /data-not-active/);
+  await client.post(`/patients/ingreso/estado/${q.ingresoId}/SUSPENDIDO/`, { motivo_estado: 'Viaje' });
+  const none = decodeEntities((await client.get('/exams/?query_search=casimira+yepes')).body);
+  assert.match(none, /data-total="0"/);
+  assert.match(none, /<span data-not-active="2">2 pacientes sin ciclo activo \(suspendidos o terminados\) sí coinciden: <a href="\/patients\/follow\?query_search=casimira\+yepes">verlos en Seguimiento<\/a>/);
+  assert.doesNotMatch((await client.get('/exams/?query_search=nadie+asi')).body, /data-not-active/);
+  assert.doesNotMatch((await client.get('/exams/')).body, /data-not-active/);
 });
 
 test('a patient imported with estado SUSPENDIDO is not billed for the cycle\'s first month; once reactivated, it is', async () => {

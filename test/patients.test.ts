@@ -1,7 +1,7 @@
 // The patient record over HTTP: create, detail, update and the list (decisions §4, §5), on the test engine.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createPatient } from './fixtures/patient.fixtures.js';
+import { createPatient, newPatientForm } from './fixtures/patient.fixtures.js';
 import { createTestContext, decodeEntities, loggedInClient, messagesIn, type TestClient, type TestContext } from './helpers.js';
 
 let ctx: TestContext;
@@ -17,39 +17,9 @@ const uniq = () => {
 // TestClock default: 2026-11-22T15:00Z, i.e. 2026-11-22 in Bogotá.
 const TODAY = '2026-11-22';
 
-/** A birth date of its own per form: the same name born the same day would be held back as a possible duplicate. */
-const birthDate = () => new Date(Date.UTC(1940, 0, 1) + ++seq * 86_400_000).toISOString().slice(0, 10);
-
-function validForm(overrides: Record<string, string> = {}): Record<string, string> {
-  return {
-    nombre: 'María',
-    apellido: 'Gómez',
-    // A passport: uniq() holds letters (decision 0030: a CC holds digits only).
-    tipo_documento: 'PA',
-    documento: uniq(),
-    fecha_nacimiento: birthDate(),
-    genero: 'F',
-    departamento: 'SANTANDER',
-    ciudad: 'BUCARAMANGA',
-    zona: 'URBANA',
-    telefono: '6076543210',
-    celular: '3157654321',
-    estado_civil: 'CASADO',
-    entidad_salud: 'ENTITY_A',
-    estrato: '3',
-    peso: '72,5',
-    altura: '1.62',
-    perimetro_abdominal: '98',
-    cuello: '38,25',
-    medico_remitente: 'Dra. Rueda',
-    especialidad: 'Neumología',
-    diagnostico_clinico: 'G47.3',
-    programa: 'PROGRAMA AOS',
-    valor_capita: '',
-    fecha_inicio_programa: '',
-    ...overrides,
-  };
-}
+/** The shared valid form as María Gómez, her measures typed with a comma or a point, a documento of this file's kind. */
+const validForm = (overrides: Record<string, string> = {}): Record<string, string> =>
+  newPatientForm({ nombre: 'María', apellido: 'Gómez', documento: uniq(), peso: '72,5', altura: '1.62', perimetro_abdominal: '98', cuello: '38,25', ...overrides });
 
 const patientByDocumento = (documento: string) =>
   ctx.db.selectFrom('patients').selectAll().where('documento', '=', documento).executeTakeFirst();

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { Migrator, type Kysely, type Migration } from 'kysely';
-import { createPatient, newPatientRow } from './fixtures/patient.fixtures.js';
+import { createPatient, newPatientForm, newPatientRow } from './fixtures/patient.fixtures.js';
 import { normalizeForSearch } from '../src/shared/text.js';
 import { listDocumentoCollisions, logDocumentoCollisions } from '../src/patients/identity.repository.js';
 import { searchPatients } from '../src/patients/patient.repository.js';
@@ -28,42 +28,8 @@ let seq = 0;
 /** A numeric documento no other test of this file uses. */
 const cedula = () => `7${String(process.pid % 10000).padStart(4, '0')}${String(++seq).padStart(4, '0')}`;
 
-let births = 0;
-/**
- * A birth date of its own per form: the same name born the same day would be held back as a possible duplicate
- * person (decision 0043), which is not what these tests look at.
- */
-const birthDate = () => new Date(Date.UTC(1940, 0, 1) + ++births * 86_400_000).toISOString().slice(0, 10);
-
-function form(overrides: Record<string, string> = {}): Record<string, string> {
-  return {
-    nombre: 'Lucía',
-    apellido: 'Duarte',
-    tipo_documento: 'CC',
-    documento: cedula(),
-    fecha_nacimiento: birthDate(),
-    genero: 'F',
-    departamento: 'SANTANDER',
-    ciudad: 'BUCARAMANGA',
-    zona: 'URBANA',
-    telefono: '6070000000',
-    celular: '3000000000',
-    estado_civil: 'CASADO',
-    entidad_salud: 'ENTITY_A',
-    estrato: '3',
-    peso: '',
-    altura: '',
-    perimetro_abdominal: '',
-    cuello: '',
-    medico_remitente: 'Dr. Mora',
-    especialidad: 'Neumología',
-    diagnostico_clinico: 'G47.3',
-    programa: 'PROGRAMA AOS',
-    valor_capita: '',
-    fecha_inicio_programa: '',
-    ...overrides,
-  };
-}
+/** The shared valid form with a cédula (digits) of this file's own. */
+const form = (overrides: Record<string, string> = {}): Record<string, string> => newPatientForm({ tipo_documento: 'CC', documento: cedula(), ...overrides });
 
 /** The message shown beside a field of the patient form, or null. */
 function fieldError(html: string, field: string): string | null {

@@ -1,4 +1,5 @@
-// The audit trail's own use cases: how an export is audited (each feature's export action calls it).
+// The audit trail's own use cases: how an export is audited (each feature's export action calls it, and the FHIR
+// exports).
 
 import { inTransaction } from '../platform/writes/transaction.js';
 import type { ActionContext } from '../platform/writes/action-context.js';
@@ -24,16 +25,17 @@ export function auditedExport(ctx: ActionContext, spec: ExportSpec): CsvDownload
       filas += page.length;
       yield page;
     }
-    await inTransaction(ctx.db, (trx) =>
-      recordAudit(trx, {
-        at,
-        actor: ctx.actor,
-        action: 'export',
-        entityType: 'export',
-        changes: { exportacion: spec.name, filtros: spec.filters, filas },
-        requestId: ctx.requestId ?? null,
-      }),
-    );
+    await recordExport(ctx, { exportacion: spec.name, filtros: spec.filters, filas }, { at });
   }
   return { fileName: spec.fileName, header: spec.header, pages: counted() };
+}
+
+/**
+ * An export's entry in the trail (`changes`: which export and what it held), in a transaction of its own: the CSV
+ * downloads above and the FHIR exports write it the same way. `at`: when the export began (now by default).
+ */
+export function recordExport(ctx: ActionContext, changes: Record<string, unknown>, { at = ctx.clock.now(), patientId = null }: { at?: Date; patientId?: number | null } = {}): Promise<void> {
+  return inTransaction(ctx.db, (trx) =>
+    recordAudit(trx, { at, actor: ctx.actor, action: 'export', entityType: 'export', patientId, changes, requestId: ctx.requestId ?? null }),
+  );
 }

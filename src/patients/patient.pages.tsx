@@ -5,7 +5,7 @@ import { mesCapita } from '../ingresos/ingreso.rules.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
 import { declarePage } from '../platform/pages/page-cache.js';
 import { LIST_PAGE_BYTES, RECORD_PAGE_BYTES } from '../platform/pages/cached-page.js';
-import { findPatientWithActiveIngreso, searchPatients } from './patient.repository.js';
+import { countMatchesNotActive, findPatientWithActiveIngreso, searchPatients } from './patient.repository.js';
 import { findOpenCycle, findReferralMeasures } from './referral.repository.js';
 import { edad, imc } from './patient.rules.js';
 import { patientFormValues, type ListQuery } from './patient.schema.js';
@@ -19,11 +19,8 @@ export const patientListPage = declarePage<{ filters: ListQuery; today: string }
   maxBytes: LIST_PAGE_BYTES,
   async render(db, { filters, today }) {
     const result = await searchPatients(db, { query: filters.query, mesFiltro: filters.mesFiltro, onlyActive: true, page: filters.page, today });
-    // Nobody active matches: are there people without an ACTIVO cycle who do (suspended, finished)? The follow
-    // page shows them (issue 29, point 8).
-    const elsewhere =
-      result.total === 0 && filters.query !== '' ? (await searchPatients(db, { query: filters.query, onlyActive: false, page: 1, today })).total : 0;
-    return { node: <PatientListContent filters={filters} result={result} notActive={elsewhere} />, title: 'Pacientes', meta: null };
+    const notActive = await countMatchesNotActive(db, { query: filters.query, today, found: result, mesFiltro: filters.mesFiltro });
+    return { node: <PatientListContent filters={filters} result={result} notActive={notActive} />, title: 'Pacientes', meta: null };
   },
 });
 

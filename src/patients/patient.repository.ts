@@ -438,6 +438,18 @@ async function pageRows(db: Executor, pageIds: RawBuilder<unknown>, today: strin
   }));
 }
 
+/**
+ * A search of an active list that found nobody active: how many patients without an ACTIVO cycle (suspended,
+ * finished) it matches, which Seguimiento lists (issue 29, point 8). 0 without a search or with active matches.
+ */
+export async function countMatchesNotActive(db: Executor, s: { query: string; today: string; found: PatientSearchResult; mesFiltro?: number | null }): Promise<number> {
+  if (s.found.total > 0 || s.query === '') return 0;
+  const all = (await searchPatients(db, { query: s.query, onlyActive: false, page: 1, today: s.today })).total;
+  // A month filter may have left out active patients of other months: they are not «sin ciclo activo».
+  const active = s.mesFiltro == null ? 0 : (await searchPatients(db, { query: s.query, onlyActive: true, page: 1, today: s.today })).total;
+  return all - active;
+}
+
 function isSqlite(db: Executor): boolean {
   return !(db.getExecutor().adapter instanceof PostgresAdapter);
 }

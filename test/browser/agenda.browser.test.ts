@@ -1,7 +1,6 @@
 // The coordinator's morning (issue 28): open the day, see who is due, book two visits, mark one attended and one
 // missed, read tomorrow's reminders; every agenda page axe-clean and without sideways scroll on a desktop and a phone.
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { bookVisit, giveConsent, planCycleVisits } from '../../src/agenda/agenda.actions.js';
@@ -10,10 +9,8 @@ import { inTransaction } from '../../src/platform/writes/transaction.js';
 import { validateForm } from '../../src/web/form.js';
 import { createPatient } from '../fixtures/patient.fixtures.js';
 import { createUser } from '../helpers.js';
-import { startBrowserTest, type BrowserContext } from './harness.js';
-import type * as AxeCore from 'axe-core';
+import { axeProblems, loggedInPage, startBrowserTest, type BrowserContext } from './harness.js';
 
-const AXE_SOURCE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 let b: BrowserContext;
 let coordinator: { id: number; username: string; password: string };
 const ids: Record<string, number> = {};
@@ -42,26 +39,11 @@ async function problemsOf(page: Page): Promise<string[]> {
   const out: string[] = [];
   const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
   if (scrollWidth > innerWidth) out.push(`scrolls sideways: ${scrollWidth} > ${innerWidth}`);
-  const violations = await page.evaluate(async () => {
-    const { axe } = window as unknown as { axe: typeof AxeCore };
-    const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
-  });
-  for (const v of violations) if (v.impact === 'serious' || v.impact === 'critical') out.push(`axe ${v.impact} ${v.id}: ${v.targets.slice(0, 3).join(' | ')}`);
+  out.push(...(await axeProblems(page)));
   return out;
 }
 
-async function open(size: { width: number; height: number }) {
-  const context = await b.browser.newContext({ locale: 'es-CO', baseURL: b.baseUrl, viewport: size });
-  await context.addInitScript({ path: AXE_SOURCE });
-  const page = await context.newPage();
-  await page.goto('/users/login/');
-  await page.getByLabel('Usuario').fill(coordinator.username);
-  await page.getByLabel('Contraseña').fill(coordinator.password);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await page.waitForURL('**/dashboard/');
-  return page;
-}
+const open = async (viewport: { width: number; height: number }) => (await loggedInPage(b, coordinator, { viewport, axe: true })).page;
 
 test("the coordinator's morning, on a desktop", async () => {
   const page = await open({ width: 1366, height: 900 });

@@ -4,8 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { createUser } from '../helpers.js';
-import { startBrowserTest, type BrowserContext } from './harness.js';
+import { loggedInPage, startBrowserTest, submitLogin, type BrowserContext } from './harness.js';
 
 let b: BrowserContext;
 before(async () => {
@@ -22,16 +21,7 @@ const SIZES = [
 
 /** A logged-in page whose clock the test moves (the server's clock moves with it, by hand). */
 async function pageWithClock(viewport: { width: number; height: number }) {
-  const user = await createUser(b.ctx.db);
-  const context = await b.browser.newContext({ locale: 'es-CO', baseURL: b.baseUrl, viewport });
-  await context.clock.install({ time: b.ctx.clock.now() });
-  const page = await context.newPage();
-  await page.goto('/users/login/');
-  await page.getByLabel('Usuario').fill(user.username);
-  await page.getByLabel('Contraseña').fill(user.password);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await page.waitForURL('**/dashboard/');
-  return { page, user };
+  return loggedInPage(b, undefined, { viewport, clockAt: b.ctx.clock.now() });
 }
 
 /** Each control of the page, scrolled into view, that the idle warning covers at its centre. */
@@ -99,9 +89,7 @@ test('a form posted after the session ended comes back filled after logging in a
   const stored = await b.ctx.db.selectFrom('patients').select('id').where('documento', '=', '63456789').execute();
   assert.deepEqual(stored, []);
 
-  await page.getByLabel('Usuario').fill(user.username);
-  await page.getByLabel('Contraseña').fill(user.password);
-  await page.getByRole('button', { name: 'Entrar' }).click();
+  await submitLogin(page, user);
   await page.waitForURL('**/patients/create/');
   assert.match((await page.locator('[data-message-level]').allTextContents()).join(' '), /Aún no se ha guardado/);
   assert.equal(await page.getByLabel(/^Nombre/).inputValue(), 'Luz Marina');

@@ -5,23 +5,20 @@
 
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type * as AxeCore from 'axe-core';
 import type { Page } from 'playwright-core';
 import { insertExamRecord } from '../../src/exams/exam.repository.js';
 import { createPatient } from '../fixtures/patient.fixtures.js';
 import { createUser } from '../helpers.js';
 import { csvFile, patientRow } from '../imports/import-helpers.js';
-import { startBrowserTest, type BrowserContext } from './harness.js';
+import { axeProblems, loggedInPage, startBrowserTest, type BrowserContext } from './harness.js';
 
 const SIZES = [
   { name: 'escritorio', width: 1366, height: 900 },
   { name: 'telefono', width: 390, height: 844 },
 ] as const;
 const SHOTS = process.env.SCREENSHOTS;
-const AXE_SOURCE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 let b: BrowserContext;
 before(async () => {
@@ -32,27 +29,7 @@ after(async () => {
   await b?.close();
 });
 
-async function seriousAxe(page: Page): Promise<string[]> {
-  const violations = await page.evaluate(async () => {
-    const { axe } = window as unknown as { axe: typeof AxeCore };
-    const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
-  });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.targets.slice(0, 3).join(' | ')}`);
-}
-
-async function newPage(size: (typeof SIZES)[number]) {
-  const user = await createUser(b.ctx.db);
-  const context = await b.browser.newContext({ locale: 'es-CO', baseURL: b.baseUrl, viewport: { width: size.width, height: size.height } });
-  await context.addInitScript({ path: AXE_SOURCE });
-  const page = await context.newPage();
-  await page.goto('/users/login/');
-  await page.getByLabel('Usuario').fill(user.username);
-  await page.getByLabel('Contraseña').fill(user.password);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await page.waitForURL('**/dashboard/');
-  return page;
-}
+const loggedInAt = async (size: (typeof SIZES)[number]) => (await loggedInPage(b, undefined, { viewport: { width: size.width, height: size.height }, axe: true })).page;
 
 const HEADER = ['Nombre', 'Apellido', 'Tipo de documento', 'Número de documento', 'Fecha de nacimiento', 'Edad', 'Género', 'Departamento', 'Ciudad',
   'Zona', 'Teléfono', 'Celular', 'Estado civil', 'Entidad de salud', 'Estrato', 'Peso (kg)', 'Altura (m)', 'Médico remitente', 'Especialidad',
@@ -63,7 +40,7 @@ const KEYS = ['nombre', 'apellido', 'tipo_documento', 'documento', 'fecha_nacimi
 
 for (const size of SIZES) {
   test(`the import preview explains itself on a ${size.name} (${size.width} × ${size.height}), axe clean`, async () => {
-    const page = await newPage(size);
+    const page = await loggedInAt(size);
     const tag = size.name === 'escritorio' ? '81' : '82';
     // Other people on each size (names and birth dates), so that the second size finds no possible duplicate.
     const [g, e] = size.name === 'escritorio' ? ['Gloria', 'Elena'] : ['Beatriz', 'Rocío'];
@@ -85,7 +62,7 @@ for (const size of SIZES) {
       (await problems.nth(1).textContent())!,
     ]);
     assert.match((await problems.nth(1).textContent()) ?? '', /^Fila 3 · Valor cápita: /);
-    assert.deepEqual(await seriousAxe(page), []);
+    assert.deepEqual(await axeProblems(page), []);
     const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
     assert.ok(scrollWidth <= innerWidth, `the page scrolls sideways: ${scrollWidth} > ${innerWidth}`);
     if (SHOTS && size.name === 'escritorio') await page.screenshot({ path: join(SHOTS, `importar-vista-previa-${size.name}.png`), fullPage: false });
@@ -109,13 +86,13 @@ for (const size of SIZES) {
     await page.getByLabel('Mostrar solo las filas con problemas').check();
     assert.equal(await page.locator('tr[data-import-status="crear"]').first().isVisible(), false);
     assert.equal(await page.locator('#fila-3').isVisible(), true);
-    assert.deepEqual(await seriousAxe(page), []);
+    assert.deepEqual(await axeProblems(page), []);
 
     // Confirmed: the import page offers the row left out, to fix and import again.
     await page.getByRole('button', { name: 'Confirmar la importación' }).click();
     await page.waitForURL('**/patients/import/#filas-omitidas');
     await page.getByRole('link', { name: 'Descargar la fila omitida de «semana.csv» (CSV)' }).waitFor();
-    assert.deepEqual(await seriousAxe(page), []);
+    assert.deepEqual(await axeProblems(page), []);
     await page.context().close();
   });
 }
@@ -138,13 +115,7 @@ test('the patient record prints as a referral sheet: header, latest results, no 
       tipo_sesion: 'SEGUIMIENTO', numero_sesion: 2, isi: 12, epworth: 9, observaciones: null,
     });
   });
-  const context = await b.browser.newContext({ locale: 'es-CO', baseURL: b.baseUrl, viewport: { width: 1000, height: 1300 } });
-  const page = await context.newPage();
-  await page.goto('/users/login/');
-  await page.getByLabel('Usuario').fill(user.username);
-  await page.getByLabel('Contraseña').fill(user.password);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await page.waitForURL('**/dashboard/');
+  const { page } = await loggedInPage(b, user, { viewport: { width: 1000, height: 1300 } });
   await page.goto(`/patients/${p.id}/`);
   // On screen: the record; the sheet waits for paper.
   assert.equal(await page.locator('[data-referral-sheet]').isVisible(), false);
@@ -161,5 +132,5 @@ test('the patient record prints as a referral sheet: header, latest results, no 
   assert.match(sheet, /Horas de uso del CPAP \(promedio\) 6,1 h 10\/11\/2026/);
   // The sheet as the browser prints it; its first page as a PNG: pdftoppm -png -r 80 -singlefile hoja-remision.pdf hoja-remision
   if (SHOTS) await page.pdf({ path: join(SHOTS, 'hoja-remision.pdf'), format: 'A4', printBackground: true });
-  await context.close();
+  await page.context().close();
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createUser } from '../helpers.js';
-import { loggedInPage, startBrowserTest, type BrowserContext } from './harness.js';
+import { loggedInPage, newPage, startBrowserTest, submitLogin, type BrowserContext } from './harness.js';
 
 let b: BrowserContext;
 before(async () => {
@@ -13,17 +13,14 @@ after(async () => {
 
 test('a person logs in through the form, sees the dashboard, and logs out', async () => {
   const user = await createUser(b.ctx.db);
-  const context = await b.browser.newContext({ locale: 'es-CO', baseURL: b.baseUrl });
-  const page = await context.newPage();
+  const page = await newPage(b);
+  const context = page.context();
   await page.goto('/patients/');
   assert.match(page.url(), /\/users\/login\/\?next=\/patients\/$/);
-  await page.getByLabel('Usuario').fill(user.username);
-  await page.getByLabel('Contraseña').fill('equivocada-de-verdad');
-  await page.getByRole('button', { name: 'Entrar' }).click();
+  await submitLogin(page, { username: user.username, password: 'equivocada-de-verdad' });
   assert.equal(await page.getByRole('alert').first().textContent(), 'Usuario o contraseña incorrectos.');
 
-  await page.getByLabel('Contraseña').fill(user.password);
-  await page.getByRole('button', { name: 'Entrar' }).click();
+  await submitLogin(page, user);
   await page.waitForURL('**/patients/');
   const cookies = await context.cookies();
   assert.ok(cookies.some((c) => c.name === 'sessionid' && c.httpOnly));

@@ -5,22 +5,19 @@
 
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import type * as AxeCore from 'axe-core';
 import { insertExamRecord } from '../../src/exams/exam.repository.js';
 import { createPatient } from '../fixtures/patient.fixtures.js';
 import { createUser } from '../helpers.js';
-import { loggedInPage, startBrowserTest, type BrowserContext } from './harness.js';
+import { axeProblems, loggedInPage, newPage, startBrowserTest, submitLogin, type BrowserContext } from './harness.js';
 
 const SIZES = [
   { name: 'escritorio', width: 1366, height: 900 },
   { name: 'telefono', width: 390, height: 844 },
 ] as const;
 const SHOTS = process.env.SCREENSHOTS;
-const AXE_SOURCE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 let b: BrowserContext;
 let admin: { id: number; username: string; password: string };
@@ -60,14 +57,7 @@ async function problemsOf(page: Page, consoleErrors: string[]): Promise<string[]
   const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
   if (scrollWidth > innerWidth) out.push(`scrolls sideways: ${scrollWidth} > ${innerWidth}`);
   // axe-core is put in every page by the context's init script (see the test below), so nothing is injected here.
-  const violations = await page.evaluate(async () => {
-    const { axe } = window as unknown as { axe: typeof AxeCore };
-    const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
-  });
-  for (const v of violations) {
-    if (v.impact === 'serious' || v.impact === 'critical') out.push(`axe ${v.impact} ${v.id}: ${v.targets.slice(0, 3).join(' | ')}`);
-  }
+  out.push(...(await axeProblems(page)));
   out.push(...consoleErrors.splice(0).map((e) => `console: ${e}`));
   return out;
 }
@@ -75,11 +65,7 @@ async function problemsOf(page: Page, consoleErrors: string[]): Promise<string[]
 test('every page, on a desktop and on a phone: no serious axe violation, no sideways scroll, no console error', async () => {
   const found: string[] = [];
   for (const size of SIZES) {
-    const context = await b.browser.newContext({ locale: 'es-CO', baseURL: b.baseUrl, viewport: { width: size.width, height: size.height } });
-    // axe-core loaded with every document, before its own scripts: one page's check is then ~0.2 s, not the
-    // ~1.3 s of injecting it anew and finishing the run in a blank page (as @axe-core/playwright does).
-    await context.addInitScript({ path: AXE_SOURCE });
-    const page = await context.newPage();
+    const page = await newPage(b, { viewport: { width: size.width, height: size.height }, axe: true });
     const consoleErrors: string[] = [];
     let expect404 = false;
     let expect400 = false;
@@ -103,9 +89,7 @@ test('every page, on a desktop and on a phone: no serious axe violation, no side
     };
 
     await visit('/users/login/', 'login', 'login');
-    await page.getByLabel('Usuario').fill(admin.username);
-    await page.getByLabel('Contraseña').fill(admin.password);
-    await page.getByRole('button', { name: 'Entrar' }).click();
+    await submitLogin(page, admin);
     await page.waitForURL('**/dashboard/');
     await check('dashboard', 'dashboard');
     await visit('/dashboard/novedades/', 'novedades form');
@@ -137,7 +121,7 @@ test('every page, on a desktop and on a phone: no serious axe violation, no side
     expect404 = true;
     await visit('/no-existe/', '404');
     expect404 = false;
-    await context.close();
+    await page.context().close();
   }
   assert.deepEqual(found, []);
 });
@@ -167,8 +151,7 @@ async function typeInto(page: Page, id: string, text: string): Promise<void> {
 }
 
 test('keyboard only: log in, create a patient after one invalid submit, add a monitoring record, read it in the audit trail', async () => {
-  const context = await b.browser.newContext({ locale: 'es-CO', baseURL: b.baseUrl, viewport: { width: 390, height: 844 } });
-  const page = await context.newPage();
+  const page = await newPage(b, { viewport: { width: 390, height: 844 } });
   const consoleErrors: string[] = [];
   page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
   page.on('pageerror', (e) => consoleErrors.push(e.message));
@@ -245,7 +228,7 @@ test('keyboard only: log in, create a patient after one invalid submit, add a mo
   assert.match(changes, /Tipo: — → Poligrafía respiratoria/);
   assert.doesNotMatch(changes, /3240|MONITOREO/);
   assert.deepEqual(consoleErrors, []);
-  await context.close();
+  await page.context().close();
 });
 
 /** Presses Enter in a field (the form is sent) and waits for the page that answers. */
@@ -280,7 +263,7 @@ function contrast(a: string, b: string): number {
 }
 
 test('the focus ring stands out 3:1 from what it sits on, and the print view is a record to hand over', async () => {
-  const { page } = await loggedInPage(b, admin, { width: 1366, height: 900 });
+  const { page } = await loggedInPage(b, admin, { viewport: { width: 1366, height: 900 } });
   await page.goto(`/patients/${active.id}/`);
   /** The focused element's outline colour and the background it sits on (the first opaque one up the tree). */
   const ring = () =>

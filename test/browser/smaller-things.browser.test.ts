@@ -3,7 +3,6 @@
 // amounts keep to one line; the import preview's scroll area is reached by keyboard and a voided record reads at
 // 4.5:1 or better (axe: no serious violation there).
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { insertExamRecord } from '../../src/exams/exam.repository.js';
@@ -11,10 +10,8 @@ import { IMPORT_FIELDS } from '../../src/imports/import.rules.js';
 import { createPatient } from '../fixtures/patient.fixtures.js';
 import { createUser } from '../helpers.js';
 import { csvFile, patientRow } from '../imports/import-helpers.js';
-import { loggedInPage, startBrowserTest, type BrowserContext } from './harness.js';
-import type * as AxeCore from 'axe-core';
+import { axeProblems, loggedInPage, newPage, startBrowserTest, submitLogin, type BrowserContext } from './harness.js';
 
-const AXE_SOURCE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const DESKTOP = { width: 1366, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
@@ -26,17 +23,6 @@ after(async () => {
   await b?.close();
 });
 
-/** The serious or critical axe violations of the page (rules given, or all); axe is put in by the context's init script. */
-async function axeProblems(page: Page, rules?: string[]): Promise<string[]> {
-  return page.evaluate(async (only) => {
-    const { axe } = window as unknown as { axe: typeof AxeCore };
-    const result = await axe.run(document, { resultTypes: ['violations'], ...(only ? { runOnly: only } : {}) });
-    return result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`);
-  }, rules ?? null);
-}
-
 /** How many lines the element's text takes. */
 const linesOf = (page: Page, selector: string) =>
   page.locator(selector).first().evaluate((el) => {
@@ -47,7 +33,7 @@ const linesOf = (page: Page, selector: string) =>
 
 describe('tipo de documento', () => {
   test('typing the codes people type lands on them', async () => {
-    const { page } = await loggedInPage(b, undefined, DESKTOP);
+    const { page } = await loggedInPage(b, undefined, { viewport: DESKTOP });
     await page.goto('/patients/create/');
     const select = page.getByLabel('Tipo de documento');
     for (const code of ['CC', 'CE', 'TI', 'RC', 'PA', 'PE']) {
@@ -63,22 +49,19 @@ describe('tipo de documento', () => {
 
 describe('errors take the focus', () => {
   test('a refused login', async () => {
-    const context = await b.browser.newContext({ locale: 'es-CO', baseURL: b.baseUrl });
-    const page = await context.newPage();
+    const page = await newPage(b);
     await page.goto('/users/login/');
-    await page.getByLabel('Usuario').fill('alguien');
-    await page.getByLabel('Contraseña').fill('equivocada-de-verdad');
-    await page.getByRole('button', { name: 'Entrar' }).click();
+    await submitLogin(page, { username: 'alguien', password: 'equivocada-de-verdad' });
     await page.locator('[data-error-summary]').waitFor();
     assert.equal(await page.evaluate(() => document.activeElement?.hasAttribute('data-error-summary')), true);
-    await context.close();
+    await page.context().close();
   });
 });
 
 describe('on a phone', () => {
   test("a listed patient's actions and the capitation's amounts keep to one line", async () => {
     await createPatient(b.ctx.db, { nombre: 'Ofelia', apellido: 'Telefono', documento: 'TEL-1', valor_capita: 123456789 }, { fechaInicio: '2026-11-02' });
-    const { page } = await loggedInPage(b, await createUser(b.ctx.db, { isAdmin: true }), PHONE);
+    const { page } = await loggedInPage(b, await createUser(b.ctx.db, { isAdmin: true }), { viewport: PHONE });
     await page.goto('/patients/?query_search=ofelia+telefono');
     assert.equal(await linesOf(page, 'td[data-label="Acciones"] .links-inline'), 1, 'Ficha · Vista clínica on one line');
     await page.goto('/dashboard/');
@@ -99,8 +82,7 @@ describe('on a phone', () => {
 describe('axe (point 9)', () => {
   for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
     test(`the import preview's scroll area is reachable by keyboard (${name})`, async () => {
-      const { page } = await loggedInPage(b, undefined, viewport);
-      await page.context().addInitScript({ path: AXE_SOURCE });
+      const { page } = await loggedInPage(b, undefined, { viewport, axe: true });
       await page.goto('/patients/import/');
       const file = csvFile([...IMPORT_FIELDS], [patientRow({ nombre: 'Rita', apellido: 'Axe', documento: `880${viewport.width}` }), patientRow({ nombre: 'Raúl', apellido: 'Axe', zona: 'LUNAR' })]);
       await page.getByLabel(/^Archivo/).setInputFiles({ name: 'axe.csv', mimeType: 'text/csv', buffer: file });
@@ -122,8 +104,7 @@ describe('axe (point 9)', () => {
         anulado_at: '2026-07-02T12:00:00.000Z', anulado_por: user.id, motivo_anulacion: 'Paciente equivocado',
       } as never),
     );
-    const { page } = await loggedInPage(b, user, DESKTOP);
-    await page.context().addInitScript({ path: AXE_SOURCE });
+    const { page } = await loggedInPage(b, user, { viewport: DESKTOP, axe: true });
     await page.goto(`/exams/${p.id}/ingreso/${p.ingresoId}/`);
     await page.locator('.exam-anulado').first().waitFor();
     const problems = await axeProblems(page, ['color-contrast']);

@@ -1,11 +1,12 @@
 import type { PatientSearchResult } from '../../patients/patient.repository.js';
 import { ENTIDADES_SALUD, labelOf, PROGRAMAS } from '../../patients/patient.rules.js';
 import { listUrl, QUERY_SEARCH_MAX } from '../../patients/patient.schema.js';
+import { NotActiveNote } from '../../patients/views/not-active-note.js';
 import { Pagination } from '../../patients/views/pagination.js';
 import { formatDateEs } from '../../shared/dates.js';
 
 /** GET /exams/: patients with an ACTIVO Ingreso, searchable, each linking to its clinical view (inside the layout). */
-export function ExamListContent({ query, result }: { query: string; result: PatientSearchResult }) {
+export function ExamListContent({ query, result, notActive = 0 }: { query: string; result: PatientSearchResult; notActive?: number }) {
   return (
     <>
       <h1>Exámenes</h1>
@@ -28,6 +29,7 @@ export function ExamListContent({ query, result }: { query: string; result: Pati
         {result.total === 1 ? '1 paciente' : `${result.total} pacientes`}
         {query ? ' coinciden con la búsqueda.' : ' con ingreso activo.'}{' '}
         {result.total > 0 && <a href={listUrl('/exams/export.csv', { query_search: query })}>Descargar la lista (CSV)</a>}
+        <NotActiveNote count={notActive} query={query} />
       </p>
       {result.rows.length > 0 && (
         <div class="table-wrap" tabIndex={0} role="region" aria-label="Pacientes con ingreso activo">

@@ -1,10 +1,10 @@
-import { countOf } from '../../shared/text.js';
 import { MES_CAPITA_MAX } from '../../ingresos/ingreso.rules.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { SelectField } from '../../web/fields.js';
 import type { PatientSearchResult } from '../patient.repository.js';
 import { ENTIDADES_SALUD, labelOf, PROGRAMAS } from '../patient.rules.js';
 import { listUrl, type ListQuery } from '../patient.schema.js';
+import { NotActiveNote } from './not-active-note.js';
 import { Pagination } from './pagination.js';
 
 /** mes_filtro options: months 1 to 18 (the specification's rango_meses 1..19, end exclusive). */
@@ -64,15 +64,7 @@ export function PatientListContent({ filters, result, notActive = 0 }: { filters
           {filtered
             ? 'Ningún paciente activo coincide con la búsqueda. Revise el texto o quite los filtros.'
             : 'Aún no hay pacientes con un ingreso activo. Use «Nuevo paciente» para registrar el primero.'}
-          {notActive > 0 && (
-            <>
-              {' '}
-              <span data-not-active={String(notActive)}>
-                {notActive === 1 ? '1 paciente sin ciclo activo (suspendido o terminado) sí coincide' : `${countOf(notActive, 'paciente', 'pacientes')} sin ciclo activo (suspendidos o terminados) sí coinciden`}
-                : <a href={listUrl('/patients/follow', { query_search: filters.query })}>{notActive === 1 ? 'verlo en Seguimiento' : 'verlos en Seguimiento'}</a>.
-              </span>
-            </>
-          )}
+          <NotActiveNote count={notActive} query={filters.query} />
         </p>
       ) : (
         <div class="table-wrap" tabIndex={0} role="region" aria-label="Pacientes activos">

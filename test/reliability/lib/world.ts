@@ -7,6 +7,7 @@ import type { Db } from '../../../src/db/database.js';
 import { createPatient } from '../../../src/patients/patient.actions.js';
 import { validatePatientForm } from '../../../src/patients/patient.schema.js';
 import { todayIn } from '../../../src/shared/dates.js';
+import { newPatientForm } from '../../fixtures/patient.fixtures.js';
 
 let counter = 0;
 /** A documento no other test, file or process uses (≤ 20 characters). */
@@ -15,45 +16,9 @@ export function uniqueDocumento(prefix = 'R'): string {
   return `${prefix}${process.pid % 100000}${Date.now() % 100000}${counter}`.slice(0, 20);
 }
 
-/**
- * A birth date of its own per call (1930 onwards, 25,000 days round): the same name born the same day would be
- * a possible duplicate person, which the create form holds back for confirmation (decision 0043).
- */
-function distinctBirthDate(): string {
-  counter++;
-  return new Date(Date.UTC(1930, 0, 1) + (counter % 25_000) * 86_400_000).toISOString().slice(0, 10);
-}
-
-/** A complete, valid POST /patients/create/ body (decisions §4). */
+/** A complete, valid POST /patients/create/ body (decisions §4) whose documento no other run uses either. */
 export function patientForm(overrides: Record<string, string> = {}): Record<string, string> {
-  return {
-    nombre: 'Ana',
-    apellido: 'Prueba',
-    // A passport: the unique documentos of these tests hold letters (decision 0030: CC holds digits only).
-    tipo_documento: 'PA',
-    documento: uniqueDocumento(),
-    fecha_nacimiento: distinctBirthDate(),
-    genero: 'F',
-    departamento: 'SANTANDER',
-    ciudad: 'BUCARAMANGA',
-    zona: 'URBANA',
-    telefono: '6076000000',
-    celular: '3001234567',
-    estado_civil: 'CASADO',
-    entidad_salud: 'ENTITY_A',
-    estrato: '3',
-    peso: '80,5',
-    altura: '1.70',
-    perimetro_abdominal: '100',
-    cuello: '40',
-    medico_remitente: 'Dr. Remitente',
-    especialidad: 'Neumología',
-    diagnostico_clinico: 'G47.3',
-    programa: 'PROGRAMA AOS',
-    valor_capita: '',
-    fecha_inicio_programa: '',
-    ...overrides,
-  };
+  return newPatientForm({ documento: uniqueDocumento(), ...overrides });
 }
 
 /** Valid exam-record bodies (decisions §7), by the last path segment of the route. */
