@@ -299,6 +299,8 @@ describe(`query plans of the agenda (engine=${ENGINE})`, () => {
       // The cycles lists walk the open cycles by start, the professional's cycles a filter (not read one by one and sorted).
       const sinProxima = await plansOfPage('/agenda/pendientes/?lista=sin_proxima&profesional=1');
       assert.ok(sinProxima.some((p) => p.plan.some((line) => line.includes('SCAN i USING COVERING INDEX ingresos_activo_fecha_idx'))), sinProxima.map((p) => p.plan.join('\n')).join('\n'));
+      // The latest CPAP download of each cycle: one seek, from the index alone (migration 0481).
+      assertUses(await plansOfPage('/agenda/pendientes/?lista=cpap'), ['COVERING INDEX exam_records_cpap_idx (ingreso_id=? AND kind=? AND tipo=? AND anulado_at=?)']);
     }
   });
 });
