@@ -343,13 +343,21 @@ export interface WorklistRow {
 
 export const WORKLIST_LIMIT = 200;
 
-function filtered<Q extends { where: (...a: any[]) => Q }>(q: Q, f: WorklistFilters): Q {
+/**
+ * The filters. The professional's cycles are read once a statement, a range of citas_profesional_ingreso_idx (17,000
+ * visits of one professional at 100,000 patients): SQLite then checks each visit or cycle the list walks against
+ * them in memory (a Bloom filter), where a probe per cycle (`exists`) cost 5 to 10 times more (decision 0147).
+ * `cycle`: the list's cycle column (the visit's, for the lists of visits: checked before the cycle is read).
+ */
+function filtered<Q extends { where: (...a: any[]) => Q }>(q: Q, f: WorklistFilters, cycle: 'c.ingreso_id' | 'i.id' = 'i.id'): Q {
   let out = q;
   if (f.programa !== null) out = out.where('p.programa', '=', f.programa);
   if (f.entidad !== null) out = out.where('p.entidad_salud', '=', f.entidad);
   if (f.profesional !== null) {
     const prof = f.profesional;
-    out = out.where(sql<boolean>`exists (select 1 from citas cp where cp.ingreso_id = i.id and cp.profesional_id = ${prof})`);
+    // `+`: a filter of the list's own walk (in its order, stopping at its 200th row), never the list's driver: led by
+    // the professional's 13,000 cycles, SQLite read each and sorted them (30 ms instead of 3 for sin_proxima).
+    out = out.where(sql<boolean>`+${sql.ref(cycle)} in (select cp.ingreso_id from citas cp where cp.profesional_id = ${prof})`);
   }
   return out;
 }
@@ -372,17 +380,20 @@ export async function listWorklist(db: Executor, kind: WorklistKind, f: Worklist
       q = q.where('c.estado', '=', 'PENDIENTE').where('c.vence_el', '<', today);
     } else {
       q = q
-        .where('c.estado', '=', 'NO_ASISTIO')
+        // Said as a constant, not a parameter: SQLite uses a partial index only for a condition it can read.
+        .where(sql<boolean>`c.estado = 'NO_ASISTIO'`)
         .where('i.estado', '=', 'ACTIVO')
-        // No open cycle started before the oldest one: the walk by date skips the no-shows of older, closed cycles.
+        // No open cycle started before the oldest one: the walk by date (citas_inasistencias_idx, which holds what
+        // the next lines ask) skips the no-shows of older, closed cycles.
         .where('c.fecha', '>=', sql<string>`(select min(o.fecha_inicio) from ingresos o where o.estado = 'ACTIVO')`)
         // "On the no-show's day or later" as minutes (the start of its day; booked visits have both): said with the
-        // date, SQLite (no statistics) would answer it by walking every later booked visit (citas_estado_fecha_idx).
+        // date, SQLite (no statistics) would answer it by walking every later booked visit. One seek into
+        // citas_reagendadas_idx, whose condition the estados below repeat word for word (a partial index).
         .where(sql<boolean>`not exists (select 1 from citas c2 where c2.ingreso_id = c.ingreso_id and c2.tipo = c.tipo and c2.id <> c.id
           and c2.estado in ('AGENDADA', 'ATENDIDA') and c2.inicio_min >= c.inicio_min - c.inicio_min % 1440)`);
     }
     const dateCol = kind === 'inasistencias' ? 'c.fecha' : 'c.vence_el';
-    const rows = await filtered(q.select([sql<string | null>`${sql.ref(dateCol)}`.as('fecha'), sql<string | null>`null`.as('detalle')]), f)
+    const rows = await filtered(q.select([sql<string | null>`${sql.ref(dateCol)}`.as('fecha'), sql<string | null>`null`.as('detalle')]), f, 'c.ingreso_id')
       .orderBy(sql.ref(dateCol))
       .orderBy('c.id')
       .limit(WORKLIST_LIMIT)

@@ -2,7 +2,7 @@
 // a visit's changes, and every worklist on a small clinic built for it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestContext, decodeEntities, ENGINE, loggedInClient, messagesIn, type TestClient, type TestContext } from '../../test/helpers.js';
+import { createTestContext, createUser, decodeEntities, ENGINE, loggedInClient, messagesIn, type TestClient, type TestContext } from '../../test/helpers.js';
 import { createPatient } from '../../test/fixtures/patient.fixtures.js';
 import { AGENDA_MSG } from './agenda.rules.js';
 
@@ -156,7 +156,13 @@ describe(`agenda pages on ${ENGINE}`, () => {
     assert.ok(!cpap.includes(young.id), 'still within its first 90 days');
     assert.deepEqual(await list('inasistencias', '&programa=PROGRAMA+INSOMNIO'), []);
     assert.deepEqual(await list('inasistencias', `&profesional=${userId}`), [missed]);
+    // Another professional, who never saw these patients: every list is empty for them.
+    const other = await createUser(ctx.db);
+    for (const lista of ['semana', 'vencidas', 'inasistencias', 'sin_proxima', 'cpap']) assert.deepEqual(await list(lista, `&profesional=${other.id}`), [], lista);
     assert.equal((await client.get('/agenda/pendientes/?lista=otra&programa=x&profesional=abc')).status, 200);
+    // Re-booked (the same kind, a later day): the no-show leaves its list.
+    assert.equal((await book({ patient_id: String(missed), tipo: 'CONSULTA_INGRESO', fecha: '2026-11-24', hora: '15:00' })).status, 302);
+    assert.deepEqual(await list('inasistencias'), []);
   });
 
   test('the dashboard shows the worklists counts, kept until the agenda changes', async () => {

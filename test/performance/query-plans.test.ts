@@ -268,9 +268,10 @@ describe(`query plans (engine=${ENGINE})`, () => {
   }
 });
 
-// The agenda at 100,000 patients (decision 0146, migration 0410): the day and the week read their days' range, or the
-// professional's; the worklists' professional filter probes one cycle's visits of that professional; the no-shows are
-// walked by date. SQLite's plans are asserted by name (its choices are the benchmark's); PostgreSQL's, only that no
+// The agenda at 100,000 patients (decisions 0146 and 0147, migrations 0410 and 0480): the day and the week read their
+// days' range, or the professional's; the worklists' professional filter reads the professional's cycles once, a range
+// of (profesional_id, ingreso_id), and filters the list's own walk with them; the no-shows are walked by date in
+// their own index, and "re-booked later?" is one seek. SQLite's plans are asserted by name (its choices are the benchmark's); PostgreSQL's, only that no
 // large table is scanned in full (its planner has statistics and may take another index on a few rows).
 describe(`query plans of the agenda (engine=${ENGINE})`, () => {
   const day = '2026-11-23';
@@ -282,10 +283,24 @@ describe(`query plans of the agenda (engine=${ENGINE})`, () => {
 
   test("the worklists' professional filter and the no-shows use their indexes", async () => {
     const plans = await plansOfPage('/agenda/pendientes/?lista=inasistencias&profesional=1');
-    assertUses(plans, SQLITE ? ['citas_ingreso_profesional_idx', 'citas_estado_fecha_idx (estado=? AND fecha>?)'] : []);
+    assertUses(
+      plans,
+      SQLITE
+        ? [
+            'COVERING INDEX citas_profesional_ingreso_idx (profesional_id=?)',
+            'COVERING INDEX citas_inasistencias_idx (estado=? AND fecha>?)',
+            'citas_reagendadas_idx (ingreso_id=? AND tipo=? AND inicio_min>?)',
+          ]
+        : ['citas_inasistencias_idx', 'citas_reagendadas_idx', 'citas_profesional_ingreso_idx'],
+    );
     if (SQLITE) {
       // Never the professional's whole history for each cycle (citas_profesional_idx on the professional alone).
       assert.ok(!plans.some((p) => p.plan.some((line) => /citas_profesional_idx \(profesional_id=\?\)/.test(line))), 'the filter walks the professional\'s visits');
+      // The cycles lists walk the open cycles by start, the professional's cycles a filter (not read one by one and sorted).
+      const sinProxima = await plansOfPage('/agenda/pendientes/?lista=sin_proxima&profesional=1');
+      assert.ok(sinProxima.some((p) => p.plan.some((line) => line.includes('SCAN i USING COVERING INDEX ingresos_activo_fecha_idx'))), sinProxima.map((p) => p.plan.join('\n')).join('\n'));
+      // The latest CPAP download of each cycle: one seek, from the index alone (migration 0481).
+      assertUses(await plansOfPage('/agenda/pendientes/?lista=cpap'), ['COVERING INDEX exam_records_cpap_idx (ingreso_id=? AND kind=? AND tipo=? AND anulado_at=?)']);
     }
   });
 });

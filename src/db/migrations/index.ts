@@ -38,6 +38,8 @@ import * as agendaWorklistIndexes from './20261127_0410_agenda_worklist_indexes.
 import * as examRecordsByIngresoAndDate from './20261127_0420_exam_records_by_ingreso_and_date.js';
 import * as searchCoveringIndexes from './20261127_0440_search_covering_indexes.js';
 import * as patientListBlocks from './20261127_0441_patient_list_blocks.js';
+import * as agendaWorklistsCovering from './20261127_0480_agenda_worklists_covering.js';
+import * as examRecordsCpapLatest from './20261127_0481_exam_records_cpap_latest.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
 export const migrations: Record<string, Migration> = {
@@ -80,4 +82,6 @@ export const migrations: Record<string, Migration> = {
   '20261127_0420_exam_records_by_ingreso_and_date': examRecordsByIngresoAndDate,
   '20261127_0440_search_covering_indexes': searchCoveringIndexes,
   '20261127_0441_patient_list_blocks': patientListBlocks,
+  '20261127_0480_agenda_worklists_covering': agendaWorklistsCovering,
+  '20261127_0481_exam_records_cpap_latest': examRecordsCpapLatest,
 };
