@@ -62,4 +62,14 @@ describe('bench:data --rips-month: RIPS’s worst case', () => {
     assert.ok(review.serviceCount >= 3 * PATIENTS && review.serviceCount <= 7 * PATIENTS);
     assert.deepEqual(review.problems, []);
   });
+
+  it('shows the first patients up to as many services as the page holds, and says it shows fewer than there are', async () => {
+    const review = await reviewRipsMonth(db, { entidad: 'ENTITY_A', period: month }, 2000, 20);
+    const shown = review.patients.reduce((n, p) => n + p.services.length, 0);
+    assert.ok(review.patients.length >= 2 && shown <= 20, `${review.patients.length} patients, ${shown} services shown`);
+    assert.ok(review.truncated);
+    assert.equal(review.patientCount, PATIENTS);
+    const ids = review.patients.map((p) => p.row.id);
+    assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+  });
 });

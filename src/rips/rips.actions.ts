@@ -214,7 +214,10 @@ async function* patientsOfMonth(
   }
 }
 
-/** What the RIPS page shows: the first patients (all of a clinic's month, up to `shownLimit`), counts, every problem. */
+/**
+ * What the RIPS page shows: the first patients (all of a clinic's month: up to `shownLimit` patients and
+ * `shownServices` services), counts, every problem.
+ */
 export interface RipsReview {
   settings: RipsSettings;
   patients: RipsPatientOfMonth[];
@@ -225,18 +228,30 @@ export interface RipsReview {
   truncated: boolean;
 }
 
-/** Reads the month for the page (nothing written). Problems are all kept; the patients shown up to `shownLimit`. */
-export async function reviewRipsMonth(db: Executor, input: RipsMonthInput, shownLimit = 2000): Promise<RipsReview> {
+/**
+ * Reads the month for the page (nothing written). Problems are all kept; the patients shown up to `shownLimit` and
+ * their services up to `shownServices` (at five services a patient, 2,000 patients made a 10,000-row table and
+ * +60 MB of RSS: decision 0155).
+ */
+export async function reviewRipsMonth(db: Executor, input: RipsMonthInput, shownLimit = 2000, shownServices = 3000): Promise<RipsReview> {
   const context = await loadContext(db);
   const problems: RipsProblem[] = settingsProblems(context.settings);
   const patients: RipsPatientOfMonth[] = [];
   let patientCount = 0;
   let serviceCount = 0;
+  let shownCount = 0;
+  let shown = true;
   for await (const p of patientsOfMonth(db, input, context)) {
     patientCount++;
     serviceCount += p.services.length;
     problems.push(...p.problems);
-    if (patients.length < shownLimit) patients.push(p);
+    // The first patients only: once one does not fit, none after it is shown.
+    if (shown && patients.length < shownLimit && shownCount + p.services.length <= shownServices) {
+      patients.push(p);
+      shownCount += p.services.length;
+    } else {
+      shown = false;
+    }
   }
   return { settings: context.settings, patients, patientCount, serviceCount, problems, truncated: patientCount > patients.length };
 }
