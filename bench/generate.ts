@@ -1,4 +1,8 @@
-// npm run bench:data -- --patients N [--database URL] [--force] [--seed S] [--profesionales N]
+// npm run bench:data -- --patients N [--database URL] [--force] [--seed S] [--profesionales N] [--rips-month]
+//
+// --rips-month: RIPS's worst case (issue 27, decision 0155) instead of the clinic's mix: every patient is ENTITY_A's,
+// enrolled (an ACTIVO cycle that began before the last whole month), with 3–7 exam records (5 on average) in that
+// month, each with its time of day. Loaded the same way, in the same time.
 //
 // Fills a database (built by the real migrations) with synthetic patients, their Ingresos, the history of every
 // opening and status change, exam records for each cycle when the exams tables exist, an audit entry per change,
@@ -60,7 +64,7 @@ import {
   type Random,
 } from './synthetic.js';
 
-const USAGE = 'Uso: npm run bench:data -- --patients N [--database URL] [--force] [--seed S] [--profesionales N]';
+const USAGE = 'Uso: npm run bench:data -- --patients N [--database URL] [--force] [--seed S] [--profesionales N] [--rips-month]';
 
 const BASE_PATIENT_COLUMNS = [
   'id', 'nombre', 'apellido', 'tipo_documento', 'documento', 'documento_key', 'search_text', 'apellido_norm', 'nombre_norm',
@@ -129,19 +133,30 @@ interface Cycle {
 
 const MONTH = 30.44;
 
+/** The last whole month before `today` (RIPS's worst case is generated there): first and last day. */
+function lastWholeMonth(today: string): { start: string; end: string } {
+  const [y, m] = today.split('-').map(Number) as [number, number];
+  const start = m === 1 ? `${y - 1}-12-01` : `${y}-${String(m - 1).padStart(2, '0')}-01`;
+  return { start, end: addDays(`${today.slice(0, 7)}-01`, -1) };
+}
+
 /**
  * The cycles of one patient, oldest first. About 1.5 a patient (55 % one, 40 % two, 5 % three); the latest is
  * ACTIVO for 80 % of patients, SUSPENDIDO for 5 %, TERMINADO for the rest; earlier ones are TERMINADO. ACTIVO
  * cycles started within the last 30 months, so every mes_capita 1..18 is populated.
  */
-function planCycles(r: Random, today: string): Omit<Cycle, 'id'>[] {
+function planCycles(r: Random, today: string, ripsMonth: { start: string } | null): Omit<Cycle, 'id'>[] {
   const x = r();
   const count = x < 0.55 ? 1 : x < 0.95 ? 2 : 3;
   const y = r();
-  const last = y < 0.8 ? 'ACTIVO' : y < 0.85 ? 'SUSPENDIDO' : 'TERMINADO';
+  const last = ripsMonth ? 'ACTIVO' : y < 0.8 ? 'ACTIVO' : y < 0.85 ? 'SUSPENDIDO' : 'TERMINADO';
   const cycles: Omit<Cycle, 'id'>[] = [];
   let start: string;
-  if (last === 'TERMINADO') {
+  if (ripsMonth) {
+    // Enrolled the whole month: the ACTIVO cycle began on its first day or up to 28 months before.
+    start = addDays(ripsMonth.start, -intBetween(r, 0, Math.round(28 * MONTH)));
+    cycles.push({ fecha_inicio: start, estado: 'ACTIVO', fecha_fin: null, motivo: null, suspendido: null });
+  } else if (last === 'TERMINADO') {
     start = addDays(today, -intBetween(r, 70, Math.round(36 * MONTH)));
     const fin = addDays(start, Math.min(intBetween(r, Math.round(2 * MONTH), Math.round(18 * MONTH)), daysBetween(start, today) - 1));
     cycles.push({ fecha_inicio: start, estado: 'TERMINADO', fecha_fin: fin, motivo: pick(r, MOTIVOS_TERMINACION), suspendido: null });
@@ -180,6 +195,9 @@ function generatePatient(
     patientColumns: readonly PatientColumn[];
     /** the agenda's visits, with a generator of their own (the patients stay those of the same seed without them) */
     visits: { r: Random; ctx: Omit<VisitContext, 'citas' | 'historial'> } | null;
+    /** RIPS's worst case (--rips-month): its month, and whether exam_records has hora */
+    ripsMonth: { start: string; end: string } | null;
+    hora: boolean;
   },
 ): void {
   const gx = r();
@@ -188,7 +206,7 @@ function generatePatient(
   let doc = documento(r);
   while (ctx.documentos.has(doc.documento.toUpperCase())) doc = documento(r);
   ctx.documentos.add(doc.documento.toUpperCase());
-  const cycles = planCycles(r, ctx.today).map((c) => ({ ...c, id: ids.take('ingresos') }));
+  const cycles = planCycles(r, ctx.today, ctx.ripsMonth).map((c) => ({ ...c, id: ids.take('ingresos') }));
   const first = cycles[0]!;
   const createdAt = at(first.fecha_inicio, r);
   const patientId = ids.take('patients');
@@ -210,7 +228,7 @@ function generatePatient(
     telefono: r() < 0.6 ? telefono(r) : '',
     celular: celular(r),
     estado_civil: pick(r, ['SOLTERO', 'CASADO', 'CASADO', 'UNIÓN LIBRE', 'UNIÓN LIBRE', 'VIUDO', 'DIVORCIADO']),
-    entidad_salud: r() < 0.6 ? 'ENTITY_A' : 'ENTITY_B',
+    entidad_salud: r() < 0.6 || ctx.ripsMonth ? 'ENTITY_A' : 'ENTITY_B',
     estrato: pick(r, [1, 2, 2, 3, 3, 3, 4, 4, 5, 6]),
     peso: r() < 0.9 ? peso : null,
     altura: r() < 0.9 ? altura : null,
@@ -263,12 +281,17 @@ function generatePatient(
     if (c.estado !== 'ACTIVO') slot.close.get(c.estado)!.push(c.id);
     if (ctx.exams) {
       // About five records a cycle still open; fewer for a finished one (archived: hidden from the clinical view).
+      // RIPS's worst case: the ACTIVO cycle's records all fall in the month.
+      const inMonth = ctx.ripsMonth !== null && c.estado === 'ACTIVO';
       const n = c.estado === 'TERMINADO' ? intBetween(r, 0, 4) : intBetween(r, 3, 7);
-      const end = c.suspendido ?? c.fecha_fin ?? ctx.today;
-      const span = Math.max(0, daysBetween(c.fecha_inicio, end));
-      const dates = Array.from({ length: n }, () => addDays(c.fecha_inicio, intBetween(r, 0, span))).sort();
+      const from = inMonth ? ctx.ripsMonth!.start : c.fecha_inicio;
+      const end = inMonth ? ctx.ripsMonth!.end : (c.suspendido ?? c.fecha_fin ?? ctx.today);
+      const span = Math.max(0, daysBetween(from, end));
+      const dates = Array.from({ length: n }, () => addDays(from, intBetween(r, 0, span))).sort();
       dates.forEach((fecha, index) => {
         const record = examRecord(r, { id: ids.take(EXAM_TABLE), ingresoId: c.id, fecha, at: at(fecha, r), userId: ctx.userId, programa, index });
+        // The time of day (migration 0200) only in RIPS's worst case: the clinic's mix keeps its random stream.
+        if (ctx.hora) record.push(ctx.ripsMonth ? `${String(intBetween(r, 6, 19)).padStart(2, '0')}:${String(intBetween(r, 0, 59)).padStart(2, '0')}` : null);
         slot.exams.push(record);
         if (record[EXAM_KIND] === 'MONITOREO' && (patient.ultimo_monitoreo === null || fecha > (patient.ultimo_monitoreo as string))) {
           patient.ultimo_monitoreo = fecha;
@@ -280,19 +303,19 @@ function generatePatient(
 }
 
 /** One batch, one transaction. */
-async function writeBatch(writer: Writer, out: Batch, opts: { fast: boolean; patientColumns: readonly PatientColumn[] }): Promise<void> {
+async function writeBatch(writer: Writer, out: Batch, opts: { fast: boolean; patientColumns: readonly PatientColumn[]; examColumns: readonly string[] }): Promise<void> {
   await writer.begin();
   try {
     await writer.insert('patients', opts.patientColumns, out.patients);
     if (opts.fast) {
       await writer.triggers(false);
       await writer.insert('ingresos', INGRESO_COLUMNS, out.levels.flatMap((level) => level.ingresos));
-      await writer.insert(EXAM_TABLE, EXAM_COLUMNS, out.levels.flatMap((level) => level.exams));
+      await writer.insert(EXAM_TABLE, opts.examColumns, out.levels.flatMap((level) => level.exams));
     } else {
       for (const level of out.levels) {
         // Inserted ACTIVO (with their final dates and motivo), closed after their exam records are in.
         await writer.insert('ingresos', INGRESO_COLUMNS, level.ingresos.map((row) => row.map((v, c) => (c === INGRESO_ESTADO ? 'ACTIVO' : v))));
-        await writer.insert(EXAM_TABLE, EXAM_COLUMNS, level.exams);
+        await writer.insert(EXAM_TABLE, opts.examColumns, level.exams);
         for (const [estado, idsToClose] of level.close) await writer.setWhereIdIn('ingresos', 'estado', estado, idsToClose);
       }
     }
@@ -486,6 +509,7 @@ async function main(): Promise<void> {
         force: { type: 'boolean', default: false },
         seed: { type: 'string', default: '20261122' },
         profesionales: { type: 'string' },
+        'rips-month': { type: 'boolean', default: false },
       },
       strict: true,
     }).values;
@@ -536,6 +560,10 @@ async function main(): Promise<void> {
     }
     const existing = await columnNames(db, engine, 'patients');
     const patientColumns: PatientColumn[] = [...BASE_PATIENT_COLUMNS, ...[...DERIVED_PATIENT_COLUMNS, ...LATER_PATIENT_COLUMNS].filter((c) => existing.has(c))];
+    const hora = exams && (await columnNames(db, engine, EXAM_TABLE)).has('hora');
+    const examColumns: readonly string[] = hora ? [...EXAM_COLUMNS, 'hora'] : EXAM_COLUMNS;
+    const ripsMonth = args['rips-month'] ? lastWholeMonth(today) : null;
+    if (ripsMonth) console.log(`Peor caso de RIPS: todos de ENTITY_A, activos en ${ripsMonth.start.slice(0, 7)} con 3–7 exámenes ese mes`);
 
     const writer = await openWriter(url);
     // PostgreSQL: the patients with their triggers, everything else final and without (see SKIPPED_INSERT_TRIGGERS),
@@ -565,12 +593,12 @@ async function main(): Promise<void> {
       const out: Batch = { patients: [], ingreso_historial: [], audit_log: [], citas: [], cita_historial: [], levels: [] };
       const n = Math.min(CHUNK, total - done);
       for (let i = 0; i < n; i++) {
-        generatePatient(r, out, ids, { today, userId, documentos, exams, patientColumns, visits });
+        generatePatient(r, out, ids, { today, userId, documentos, exams, patientColumns, visits, ripsMonth, hora });
         if (i % 250 === 249) await yieldToLoop();
       }
       await inFlight;
       if (writeError) throw writeError;
-      inFlight = writeBatch(writer, out, { fast, patientColumns }).then(
+      inFlight = writeBatch(writer, out, { fast, patientColumns, examColumns }).then(
         () => {
           counts.patients += out.patients.length;
           counts.ingreso_historial += out.ingreso_historial.length;

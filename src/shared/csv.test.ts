@@ -86,6 +86,23 @@ describe('csv', () => {
     assert.equal(bytes.toString('utf8'), '\uFEFFid;nombre\r\n1;Ana\r\n2;Bea\r\n3;Cira\r\n');
   });
 
+  test('between two pages other requests get a turn (a synchronous driver would otherwise hold every user)', async () => {
+    // Pages read synchronously, as SQLite's are: without a turn between them the whole file is one turn.
+    async function* pages() {
+      for (let i = 0; i < 5; i++) yield [[String(i), 'Ana']];
+    }
+    let turns = 0;
+    let running = true;
+    const tick = () => {
+      turns++;
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    for await (const chunk of csvStream(csvChunks(['id', 'nombre'], pages()))) void chunk;
+    running = false;
+    assert.ok(turns >= 4, `the event loop turned ${turns} times over 5 pages`);
+  });
+
   test('keyset paging asks for the next page after the last row until a short page', async () => {
     const data = Array.from({ length: 7 }, (_, i) => i + 1);
     const calls: (number | null)[] = [];

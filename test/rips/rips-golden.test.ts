@@ -5,7 +5,9 @@
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
@@ -55,7 +57,12 @@ describe('RIPS of a small clinic’s month (golden file)', () => {
   const URL_PAGE = '/dashboard/rips/?mes=2026-10&entidad_salud=ENTITY_A';
   const URL_FILE = '/dashboard/rips.json?mes=2026-10&entidad_salud=ENTITY_A&factura=FEV1234&operacion=CapitaPeriodo';
 
+  // The file is written to a temporary copy before it is sent (decision 0155): its own directory here, to see it go.
+  const savedTmp = process.env.TMPDIR;
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'rips-golden-'));
+  const leftInTmp = () => readdirSync(tmp).filter((name) => name.startsWith('somno-rips-'));
   before(async () => {
+    process.env.TMPDIR = tmp;
     try {
       await build();
     } catch (err) {
@@ -119,7 +126,12 @@ describe('RIPS of a small clinic’s month (golden file)', () => {
     const b1 = await createPatient(db, { ...base, documento: '1098000005', entidad_salud: 'ENTITY_B', tipo_usuario: '01' }, { fechaInicio: '2026-01-05' });
     await exam(db, { ingreso_id: b1.ingresoId!, kind: 'MONITOREO', tipo: 'POLISOMNOGRAFIA', fecha: '2026-10-07', hora: '21:00', registrado_por: p1.id });
   }
-  after(async () => ctx?.close());
+  after(async () => {
+    if (savedTmp === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = savedTmp;
+    rmSync(tmp, { recursive: true, force: true });
+    await ctx?.close();
+  });
 
   test('the page lists every problem the validator would reject, each with the link that fixes it', async () => {
     const res = await biller.get(URL_PAGE);
@@ -135,6 +147,7 @@ describe('RIPS of a small clinic’s month (golden file)', () => {
     ]);
     const file = await biller.get(URL_FILE);
     assert.equal(file.status, 400, 'no file while problems remain');
+    assert.deepEqual(leftInTmp(), [], 'the refused file leaves no copy on disk');
     assert.doesNotMatch(String(file.headers['content-type']), /json/);
     assert.match(decodeEntities(file.body), /6 problema\(s\)/);
   });
@@ -170,6 +183,7 @@ describe('RIPS of a small clinic’s month (golden file)', () => {
     assert.equal(res.headers['content-disposition'], 'attachment; filename="RIPS_900123456_FEV1234_2026-10.json"');
     if (process.env.RIPS_UPDATE_GOLDEN === '1' || !existsSync(GOLDEN)) writeFileSync(GOLDEN, res.body);
     assert.equal(res.body, readFileSync(GOLDEN, 'utf8'), 'the file, byte for byte');
+    assert.deepEqual(leftInTmp(), [], 'the sent file leaves no copy on disk');
 
     const parsed = JSON.parse(res.body);
     const ajv = new Ajv({ allErrors: true, strict: false });
