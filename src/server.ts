@@ -55,15 +55,17 @@ async function main(): Promise<void> {
   if (first) await logDocumentoCollisions(handle.db, app.log);
   // The list's blocks cut again once the clinic has outgrown them (decision 0172): here and with the cleanup.
   const listBlocks = listBlocksUpkeep(handle.db);
-  const upkeepListBlocks = () =>
-    listBlocks()
-      .then((recut) => recut && app.log.info('patient list blocks cut again'))
+  const upkeepListBlocks = () => {
+    const started = performance.now();
+    return listBlocks()
+      .then((recut) => recut && app.log.info({ ms: Math.round(performance.now() - started) }, 'patient list blocks cut again'))
       .catch((err: unknown) => app.log.warn({ err }, 'patient list blocks upkeep failed'));
+  };
   if (first) await upkeepListBlocks();
 
   const cleanup = setInterval(() => {
     const now = systemClock.now().getTime();
-    inTransaction(handle.db, async (trx) => {
+    void inTransaction(handle.db, async (trx) => {
       await deleteExpiredSessions(
         trx,
         new Date(now - config.sessionIdleMinutes * 60_000).toISOString(),
