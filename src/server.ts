@@ -13,6 +13,7 @@ import { countUsers, deleteStaleLoginRecords } from './users/user.repository.js'
 import { LOCK_WINDOW_MS } from './users/user.rules.js';
 import { inTransaction } from './platform/writes/transaction.js';
 import { logDocumentoCollisions } from './patients/identity.repository.js';
+import { listBlocksUpkeep } from './patients/list-blocks.repository.js';
 import { SETUP_TOKEN_ENV, WORKER_COUNT_ENV, WORKER_INDEX_ENV } from './platform/launch/cluster.js';
 import { SharedRateLimitStore } from './platform/launch/shared-rate-limit.js';
 
@@ -52,10 +53,19 @@ async function main(): Promise<void> {
 
   const first = worker === null || worker === 1;
   if (first) await logDocumentoCollisions(handle.db, app.log);
+  // The list's blocks cut again once the clinic has outgrown them (decision 0172): here and with the cleanup.
+  const listBlocks = listBlocksUpkeep(handle.db);
+  const upkeepListBlocks = () => {
+    const started = performance.now();
+    return listBlocks()
+      .then((recut) => recut && app.log.info({ ms: Math.round(performance.now() - started) }, 'patient list blocks cut again'))
+      .catch((err: unknown) => app.log.warn({ err }, 'patient list blocks upkeep failed'));
+  };
+  if (first) await upkeepListBlocks();
 
   const cleanup = setInterval(() => {
     const now = systemClock.now().getTime();
-    inTransaction(handle.db, async (trx) => {
+    void inTransaction(handle.db, async (trx) => {
       await deleteExpiredSessions(
         trx,
         new Date(now - config.sessionIdleMinutes * 60_000).toISOString(),
@@ -65,7 +75,9 @@ async function main(): Promise<void> {
       await deleteStaleLoginRecords(trx, new Date(now - 2 * LOCK_WINDOW_MS).toISOString());
       // Forms kept after a session ended that nobody came back for (decision 0110).
       await deletePendingFormsBefore(trx, pendingFormNotBefore(new Date(now)).toISOString());
-    }).catch((err: unknown) => app.log.warn({ err }, 'session cleanup failed'));
+    })
+      .catch((err: unknown) => app.log.warn({ err }, 'session cleanup failed'))
+      .then(upkeepListBlocks);
   }, 10 * 60_000);
   cleanup.unref();
   // One server of a cluster cleans up for all.

@@ -5,53 +5,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { PAGE_SIZE, searchPatients } from '../src/patients/patient.repository.js';
+import { searchPatients } from '../src/patients/patient.repository.js';
 import * as listBlocks from '../src/db/migrations/20261127_0441_patient_list_blocks.js';
 import { normalizeForSearch } from '../src/shared/text.js';
 import { createPatient } from './fixtures/patient.fixtures.js';
 import { createTestDatabase, type TestDatabase } from './helpers.js';
+import { assertBlocksExact, assertEveryPageAsOffset, TODAY } from './fixtures/list-blocks.fixtures.js';
 
-const TODAY = '2026-11-26';
 const SURNAMES = ['Álvarez Ruiz', 'Alvarado', 'Bernal', 'Cárdenas', 'Díaz', 'Gómez', 'González', 'Gonzalo', 'Pérez', 'Peña', 'Rodríguez', 'Zúñiga'];
-
-/** The list as OFFSET over the whole order reads it: what every page must show. */
-async function offsetPage(db: Kysely<any>, active: boolean, page: number): Promise<{ ids: number[]; total: number }> {
-  const where = active ? sql`where activo_desde is not null` : sql``;
-  const total = Number((await sql<{ n: number }>`select cast(count(*) as integer) as n from patients ${where}`.execute(db)).rows[0]!.n);
-  const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
-  const offset = (Math.min(Math.max(page, 1), last) - 1) * PAGE_SIZE;
-  const { rows } = await sql<{ id: number }>`select id from patients ${where}
-    order by apellido_norm, nombre_norm, id limit ${PAGE_SIZE} offset ${offset}`.execute(db);
-  return { ids: rows.map((r) => Number(r.id)), total };
-}
-
-async function assertEveryPageAsOffset(db: Kysely<any>): Promise<void> {
-  for (const active of [true, false]) {
-    const { total } = await offsetPage(db, active, 1);
-    const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
-    for (let page = 0; page <= pages + 1; page++) {
-      const expected = await offsetPage(db, active, page);
-      const got = await searchPatients(db as never, { query: '', onlyActive: active, page, today: TODAY });
-      assert.equal(got.total, expected.total, `total, active ${active}`);
-      assert.deepEqual(got.rows.map((r) => r.id), expected.ids, `page ${page} of ${pages}, active ${active}`);
-    }
-  }
-}
-
-/** Each block's counts against the patients between its start and the next block's. */
-async function assertBlocksExact(db: Kysely<any>): Promise<void> {
-  const { rows } = await sql<{ start_key: string; n_all: number; n_active: number; real_all: number; real_active: number }>`
-    select b.start_key, b.n_all, b.n_active,
-      (select count(*) from patients p where p.apellido_norm >= b.start_key
-        and not exists (select 1 from patient_list_blocks c where c.start_key > b.start_key and c.start_key <= p.apellido_norm)) as real_all,
-      (select count(*) from patients p where p.activo_desde is not null and p.apellido_norm >= b.start_key
-        and not exists (select 1 from patient_list_blocks c where c.start_key > b.start_key and c.start_key <= p.apellido_norm)) as real_active
-    from patient_list_blocks b order by b.start_key`.execute(db);
-  assert.ok(rows.length > 0 && rows[0]!.start_key === '', 'the first block starts before every text');
-  for (const r of rows) {
-    assert.deepEqual([Number(r.n_all), Number(r.n_active)], [Number(r.real_all), Number(r.real_active)], `block ${JSON.stringify(r.start_key)}`);
-  }
-}
 
 describe('patient_list_blocks: list pages from the nearest block, as OFFSET shows them', () => {
   let t: TestDatabase;

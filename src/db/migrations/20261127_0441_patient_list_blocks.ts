@@ -16,9 +16,17 @@ export const BLOCK_PATIENTS = 1000;
 
 /** Replaces every block by blocks of ~`blockPatients` patients cut from the patients now there, with their counts. */
 export async function fillListBlocks(db: Kysely<any>, blockPatients = BLOCK_PATIENTS): Promise<void> {
-  const { rows } = await sql<{ k: string; n_all: number; n_active: number }>`
-    select apellido_norm as k, count(*) as n_all, sum(case when activo_desde is not null then 1 else 0 end) as n_active
-    from patients group by apellido_norm order by apellido_norm`.execute(db);
+  // Two reads of the order indexes alone (of every patient, of the active ones: both cover their count), not one
+  // that visits every patient's row for activo_desde: ~15 ms instead of ~160 ms at 100,000 patients on SQLite
+  // (decision 0172). The active counts are matched by key, never by comparing keys here (the database's collation).
+  const { rows } = await sql<{ k: string; n: number }>`
+    select apellido_norm as k, count(*) as n from patients group by apellido_norm order by apellido_norm`.execute(db);
+  const active = new Map(
+    (
+      await sql<{ k: string; n: number }>`
+        select apellido_norm as k, count(*) as n from patients where activo_desde is not null group by apellido_norm`.execute(db)
+    ).rows.map((r) => [r.k, Number(r.n)]),
+  );
   const blocks: { start_key: string; n_all: number; n_active: number }[] = [{ start_key: '', n_all: 0, n_active: 0 }];
   for (const r of rows) {
     let last = blocks[blocks.length - 1]!;
@@ -26,8 +34,8 @@ export async function fillListBlocks(db: Kysely<any>, blockPatients = BLOCK_PATI
       last = { start_key: r.k, n_all: 0, n_active: 0 };
       blocks.push(last);
     }
-    last.n_all += Number(r.n_all);
-    last.n_active += Number(r.n_active);
+    last.n_all += Number(r.n);
+    last.n_active += active.get(r.k) ?? 0;
   }
   await sql`delete from patient_list_blocks`.execute(db);
   for (let i = 0; i < blocks.length; i += 200) {
