@@ -14,6 +14,7 @@
 
 import { sql, type Kysely } from 'kysely';
 import { CYCLE_MOTIVO, editionInForce, hhmm, minutesOfDay, planVisits, startMinute, visitsFollowingCycle, type PlanLine } from '../src/agenda/agenda.rules.js';
+import type { Booking } from '../src/agenda/agenda.repository.js';
 import { intBetween, type Random } from './synthetic.js';
 import type { Value } from './writer.js';
 
@@ -82,15 +83,8 @@ const isoOf = (day: number): string => {
   return s;
 };
 
-export interface Slot {
-  fecha: string;
-  hora: string;
-  duracion_min: number;
-  inicio_min: number;
-  fin_min: number;
-  profesional_id: number;
-  recurso_id: number | null;
-}
+/** A booked visit's place in the agenda: the application's own booking shape. */
+export type Slot = Booking;
 
 /**
  * Who is busy when: per day, each professional's and each resource's quarter hours of the clinic's hours. A visit is
