@@ -38,9 +38,10 @@ export interface TestDatabase {
 
 /**
  * A fresh database built from the real migrations: a temporary SQLite file, or a new PostgreSQL database.
- * `migrate: false` leaves it empty (for tests of a migration on data written before it).
+ * `migrate: false` leaves it empty (for tests of a migration on data written before it). `poolSize` (PostgreSQL):
+ * enough connections for a test's concurrent transactions, so that they meet in the database, not in the pool.
  */
-export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(options: { migrate?: boolean; poolSize?: number } = {}): Promise<TestDatabase> {
   const migrate = options.migrate ?? true;
   if (TEST_PG_URL) {
     const name = `somno_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
@@ -50,7 +51,7 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
     await admin.end();
     const url = new URL(TEST_PG_URL);
     url.pathname = `/${name}`;
-    const handle = openDatabase(url.toString());
+    const handle = openDatabase(url.toString(), options.poolSize === undefined ? {} : { poolSize: options.poolSize });
     if (migrate) await migrateToLatest(handle.db);
     return {
       handle,

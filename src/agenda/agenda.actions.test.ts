@@ -18,7 +18,9 @@ let otro: number;
 const db = () => database.handle.db;
 
 before(async () => {
-  database = await createTestDatabase();
+  // 20 concurrent bookings: each with its own connection, so they wait for each other in the database (the guard
+  // under test), never for a connection (under a loaded CI the pool's 3 s wait ran out).
+  database = await createTestDatabase({ poolSize: 24 });
   const user = await createUser(db());
   profesional = user.id;
   otro = (await createUser(db())).id;
