@@ -27,7 +27,12 @@ export interface ConfirmRunner {
   close(): Promise<void>;
 }
 
-export function createConfirmRunner(opts: { waitMs: number; now: () => number }): ConfirmRunner {
+export function createConfirmRunner(opts: {
+  waitMs: number;
+  now: () => number;
+  /** Told of each interrupted import when it stops, whether or not its person ever reads the outcome. */
+  onInterrupted: (outcome: Extract<ConfirmOutcome, { kind: 'interrupted' }>) => void;
+}): ConfirmRunner {
   const running = new Map<number, Promise<ConfirmOutcome>>();
   const finished = new Map<number, { at: number; outcome: ConfirmOutcome }[]>();
   let stopping = false;
@@ -46,10 +51,12 @@ export function createConfirmRunner(opts: { waitMs: number; now: () => number })
         running.delete(input.uploadId);
         // The person's session may have ended meanwhile: the route sends them to the login page.
         if (first.kind === 'interrupted' && isActorInactive(first.error)) throw first.error;
+        if (first.kind === 'interrupted') opts.onInterrupted(first);
         return first;
       }
       void writing.then((outcome) => {
         running.delete(input.uploadId);
+        if (outcome.kind === 'interrupted') opts.onInterrupted(outcome);
         const now = opts.now();
         const kept = (finished.get(input.userId) ?? []).filter((f) => now - f.at < FINISHED_KEPT_MS);
         kept.push({ at: now, outcome });

@@ -60,7 +60,15 @@ export async function importRoutes(app: FastifyInstance, opts: { confirmWaitMs?:
     // Never the file's content: only why the thread ended (out of memory, a bug's message).
     onCrash: (err) => app.log.warn({ reason: err instanceof Error ? ((err as { code?: string }).code ?? err.message) : String(err) }, 'import worker thread ended'),
   });
-  const confirms = createConfirmRunner({ waitMs: opts.confirmWaitMs ?? CONFIRM_WAIT_MS, now: () => clock.now().getTime() });
+  const confirms = createConfirmRunner({
+    waitMs: opts.confirmWaitMs ?? CONFIRM_WAIT_MS,
+    now: () => clock.now().getTime(),
+    onInterrupted: (outcome) => {
+      const err = outcome.error as { code?: unknown; message?: unknown };
+      // The error's code and message only: a database error's details may hold a row's values.
+      app.log.error({ code: err?.code, message: typeof err?.message === 'string' ? err.message.slice(0, 200) : undefined }, 'import interrupted');
+    },
+  });
   app.addHook('onClose', async () => {
     await confirms.close();
     await jobs.close();
@@ -68,12 +76,7 @@ export async function importRoutes(app: FastifyInstance, opts: { confirmWaitMs?:
   /** What a confirm's outcome tells its person, and where. */
   const outcomeMessage = (outcome: ConfirmOutcome): { location: string; level: MessageLevel; text: string } => {
     if (outcome.kind === 'gone') return { location: '/patients/import/', level: 'error', text: MSG.gone };
-    if (outcome.kind === 'interrupted') {
-      const err = outcome.error as { code?: unknown; message?: unknown };
-      // The error's code and message only: a database error's details may hold a row's values.
-      app.log.error({ code: err?.code, message: typeof err?.message === 'string' ? err.message.slice(0, 200) : undefined }, 'import interrupted');
-      return { location: '/patients/import/', level: 'error', text: MSG.interrupted(outcome.fileName, outcome.created) };
-    }
+    if (outcome.kind === 'interrupted') return { location: '/patients/import/', level: 'error', text: MSG.interrupted(outcome.fileName, outcome.created) };
     const skipped = outcome.total - outcome.created;
     // With rows left out, the import page: its report of them waits there to be downloaded (decision 0117).
     return {
