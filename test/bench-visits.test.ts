@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { editionInForce, planVisits, weekStart } from '../src/agenda/agenda.rules.js';
-import { findPlanLines, listWorklist } from '../src/agenda/agenda.repository.js';
+import { findPlanLines } from '../src/agenda/agenda.repository.js';
+import { listWorklist } from '../src/agenda/agenda.worklists.repository.js';
 import { addDays, todayIn } from '../src/shared/dates.js';
 import { createTestDatabase, type TestDatabase } from './helpers.js';
 

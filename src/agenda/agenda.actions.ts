@@ -26,32 +26,8 @@ import {
   visitsFollowingCycle,
   type CycleEstado,
 } from './agenda.rules.js';
-import {
-  findAjustes,
-  findConsent,
-  findLiveConsent,
-  findLiveFeedByHash,
-  insertConsent,
-  insertFeed,
-  markConsentWithdrawn,
-  markFeedRevoked,
-  findBookingPatient,
-  findCita,
-  findCycleExam,
-  findDueVisit,
-  findPlanLines,
-  findProfesional,
-  findProgramaOf,
-  findRecurso,
-  findTipo,
-  insertBookedVisit,
-  insertPlannedVisits,
-  insertVisitHistory,
-  moveCycleVisits,
-  overlapRefused,
-  updateVisit,
-  type Booking,
-} from './agenda.repository.js';
+import { findAjustes, findBookingPatient, findCita, findCycleExam, findDueVisit, findPlanLines, findProfesional, findProgramaOf, findRecurso, findTipo, insertBookedVisit, insertPlannedVisits, insertVisitHistory, moveCycleVisits, overlapRefused, updateVisit, type Booking } from './agenda.repository.js';
+import { findConsent, findLiveConsent, findLiveFeedByHash, insertConsent, insertFeed, markConsentWithdrawn, markFeedRevoked } from './agenda.contact.repository.js';
 import type { BookingInput, RescheduleInput } from './agenda.schema.js';
 import type { CitaEstado, CitaRow } from './agenda.table.js';
 

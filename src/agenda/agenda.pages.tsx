@@ -2,7 +2,7 @@
 // of the tables they read. The agenda's own pages are rendered on each request (decision 0100).
 import { addDays } from '../shared/dates.js';
 import { declarePage } from '../platform/pages/page-cache.js';
-import { countWorklists } from './agenda.repository.js';
+import { countWorklists } from './agenda.worklists.repository.js';
 import { weekStart } from './agenda.rules.js';
 import { AgendaCounts } from './views/agenda.views.js';
 

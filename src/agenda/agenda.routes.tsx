@@ -11,27 +11,10 @@ import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { attendVisit, bookVisit, cancelVisit, createFeed, feedOwner, giveConsent, markNoShow, markReminded, rescheduleVisit, revokeFeed, withdrawConsent, type AgendaResult } from './agenda.actions.js';
 import { renderFeed } from './agenda.ical.js';
 import { ConsentPage, FeedPage, RemindersPage } from './views/contact.views.js';
-import {
-  countWorklists,
-  findAjustes,
-  listConsents,
-  listFeedsOf,
-  listFeedVisits,
-  listRemindersOn,
-  liveChannelsOf,
-  findBookingPatient,
-  findVisitDetail,
-  listBookedVisits,
-  listCycleExamsOn,
-  listCycleVisits,
-  listProfesionales,
-  listRecursos,
-  listTipos,
-  listVisitHistoryWithUsers,
-  listWorklist,
-  WORKLIST_LIMIT,
-  type WorklistKind,
-} from './agenda.repository.js';
+import { findAjustes, findBookingPatient, listCycleExamsOn, listProfesionales, listRecursos, listTipos } from './agenda.repository.js';
+import { findVisitDetail, listBookedVisits, listCycleVisits, listVisitHistoryWithUsers } from './agenda.day.repository.js';
+import { countWorklists, listWorklist, WORKLIST_LIMIT, type WorklistKind } from './agenda.worklists.repository.js';
+import { listConsents, listFeedsOf, listFeedVisits, listRemindersOn, liveChannelsOf } from './agenda.contact.repository.js';
 import { reminderText, startMinute, weekStart, whatsappLink } from './agenda.rules.js';
 import { attendForm, bookingForm, cancelForm, consentForm, parseAgendaQuery, remindForm, rescheduleForm, withdrawConsentForm } from './agenda.schema.js';
 import { AgendaDayPage, BookingPage, VisitPage, WorklistPage, WORKLISTS } from './views/agenda.views.js';

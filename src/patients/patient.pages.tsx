@@ -1,6 +1,6 @@
 // The patient pages kept by src/platform/pages/page-cache.ts: each declared once, with the tables it reads.
 
-import { listConsents } from '../agenda/agenda.repository.js';
+import { listConsents } from '../agenda/agenda.contact.repository.js';
 import { mesCapita } from '../ingresos/ingreso.rules.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
 import { declarePage } from '../platform/pages/page-cache.js';

@@ -3,7 +3,8 @@ import { ErrorSummary, SelectField, TextField, type Choice, type FieldErrors, ty
 import { CsrfField, Layout } from '../../web/layout.js';
 import type { PageContext } from '../../web/render.js';
 import { CAN, estadoLabel, hhmm, longDateEs, minutesOfDay } from '../agenda.rules.js';
-import type { BookedVisit, WorklistKind, WorklistRow } from '../agenda.repository.js';
+import type { BookedVisit } from '../agenda.day.repository.js';
+import type { WorklistKind, WorklistRow } from '../agenda.worklists.repository.js';
 import type { CitaEstado } from '../agenda.table.js';
 
 export const BOOKING_LABELS = {

@@ -1,0 +1,155 @@
+// The agenda's SQL for the worklists of /agenda/pendientes/ and their counts (issue 28, decisions 0103 and 0147).
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.js';
+import { addDays } from '../shared/dates.js';
+import { ADHERENCE } from './agenda.rules.js';
+
+// ---------------------------------------------------------------------------------------------------------
+// Worklists (filtered in SQL: program, insurer, professional who has seen or will see the patient in the cycle)
+
+export type WorklistKind = 'semana' | 'vencidas' | 'inasistencias' | 'sin_proxima' | 'cpap';
+
+export interface WorklistFilters {
+  programa: string | null;
+  entidad: string | null;
+  profesional: number | null;
+}
+
+export interface WorklistRow {
+  paciente_id: number;
+  nombre: string;
+  apellido: string;
+  programa: string;
+  entidad_salud: string;
+  celular: string;
+  ingreso_id: number;
+  cita_id: number | null;
+  tipo_nombre: string | null;
+  /** The due date, the missed visit's date, the cycle's start or the last CPAP download, by list. */
+  fecha: string | null;
+  detalle: string | null;
+}
+
+export const WORKLIST_LIMIT = 200;
+
+/**
+ * The filters. The professional's cycles are read once a statement, a range of citas_profesional_ingreso_idx (17,000
+ * visits of one professional at 100,000 patients): SQLite then checks each visit or cycle the list walks against
+ * them in memory (a Bloom filter), where a probe per cycle (`exists`) cost 5 to 10 times more (decision 0147).
+ * `cycle`: the list's cycle column (the visit's, for the lists of visits: checked before the cycle is read).
+ */
+function filtered<Q extends { where: (...a: any[]) => Q }>(q: Q, f: WorklistFilters, cycle: 'c.ingreso_id' | 'i.id' = 'i.id'): Q {
+  let out = q;
+  if (f.programa !== null) out = out.where('p.programa', '=', f.programa);
+  if (f.entidad !== null) out = out.where('p.entidad_salud', '=', f.entidad);
+  if (f.profesional !== null) {
+    const prof = f.profesional;
+    // `+`: a filter of the list's own walk (in its order, stopping at its 200th row), never the list's driver: led by
+    // the professional's 13,000 cycles, SQLite read each and sorted them (30 ms instead of 3 for sin_proxima).
+    out = out.where(sql<boolean>`+${sql.ref(cycle)} in (select cp.ingreso_id from citas cp where cp.profesional_id = ${prof})`);
+  }
+  return out;
+}
+
+/** One worklist's rows (at most WORKLIST_LIMIT), for the day `today`. */
+export async function listWorklist(db: Executor, kind: WorklistKind, f: WorklistFilters, today: string, week: { desde: string; hasta: string }): Promise<WorklistRow[]> {
+  const base = db
+    .selectFrom('ingresos as i')
+    .innerJoin('patients as p', 'p.id', 'i.paciente_id')
+    .select(['p.id as paciente_id', 'p.nombre', 'p.apellido', 'p.programa', 'p.entidad_salud', 'p.celular', 'i.id as ingreso_id']);
+  if (kind === 'semana' || kind === 'vencidas' || kind === 'inasistencias') {
+    let q = base
+      .innerJoin('citas as c', 'c.ingreso_id', 'i.id')
+      .innerJoin('agenda_tipos as t', 't.codigo', 'c.tipo')
+      .select(['c.id as cita_id', 't.nombre as tipo_nombre']);
+    if (kind === 'semana') {
+      // From today to Sunday: what fell due earlier this week is overdue (its own list).
+      q = q.where('c.estado', '=', 'PENDIENTE').where('c.vence_el', '>=', today > week.desde ? today : week.desde).where('c.vence_el', '<=', week.hasta);
+    } else if (kind === 'vencidas') {
+      q = q.where('c.estado', '=', 'PENDIENTE').where('c.vence_el', '<', today);
+    } else {
+      q = q
+        // Said as a constant, not a parameter: SQLite uses a partial index only for a condition it can read.
+        .where(sql<boolean>`c.estado = 'NO_ASISTIO'`)
+        .where('i.estado', '=', 'ACTIVO')
+        // No open cycle started before the oldest one: the walk by date (citas_inasistencias_idx, which holds what
+        // the next lines ask) skips the no-shows of older, closed cycles.
+        .where('c.fecha', '>=', sql<string>`(select min(o.fecha_inicio) from ingresos o where o.estado = 'ACTIVO')`)
+        // "On the no-show's day or later" as minutes (the start of its day; booked visits have both): said with the
+        // date, SQLite (no statistics) would answer it by walking every later booked visit. One seek into
+        // citas_reagendadas_idx, whose condition the estados below repeat word for word (a partial index).
+        .where(sql<boolean>`not exists (select 1 from citas c2 where c2.ingreso_id = c.ingreso_id and c2.tipo = c.tipo and c2.id <> c.id
+          and c2.estado in ('AGENDADA', 'ATENDIDA') and c2.inicio_min >= c.inicio_min - c.inicio_min % 1440)`);
+    }
+    const dateCol = kind === 'inasistencias' ? 'c.fecha' : 'c.vence_el';
+    const rows = await filtered(q.select([sql<string | null>`${sql.ref(dateCol)}`.as('fecha'), sql<string | null>`null`.as('detalle')]), f, 'c.ingreso_id')
+      .orderBy(sql.ref(dateCol))
+      .orderBy('c.id')
+      .limit(WORKLIST_LIMIT)
+      .execute();
+    return rows;
+  }
+  if (kind === 'sin_proxima') {
+    return filtered(
+      base
+        .select([sql<number | null>`null`.as('cita_id'), sql<string | null>`null`.as('tipo_nombre'), 'i.fecha_inicio as fecha', sql<string | null>`null`.as('detalle')])
+        .where('i.estado', '=', 'ACTIVO')
+        .where(sql<boolean>`not exists (select 1 from citas c where c.ingreso_id = i.id and (c.estado = 'PENDIENTE' or c.estado = 'AGENDADA'))`),
+      f,
+    )
+      .orderBy('i.fecha_inicio')
+      .orderBy('i.id')
+      .limit(WORKLIST_LIMIT)
+      .execute();
+  }
+  // CPAP: the AOS cycles whose latest CPAP download of the last 30 days shows non-adherence, and those past their
+  // first 90 days without any download (decision 0103).
+  const since = addDays(today, -ADHERENCE.windowDays);
+  const firstDeadline = addDays(today, -ADHERENCE.firstControlDays);
+  const latest = sql`(select e.id from exam_records e where e.ingreso_id = i.id and e.kind = 'MONITOREO' and e.tipo = 'DESCARGA_CPAP'
+      and e.anulado_at is null order by e.fecha desc, e.id desc limit 1)`;
+  return filtered(
+    base
+      .leftJoin('exam_records as e', (j) => j.on(sql<boolean>`e.id = ${latest}`))
+      .select([
+        sql<number | null>`null`.as('cita_id'),
+        sql<string | null>`null`.as('tipo_nombre'),
+        sql<string | null>`coalesce(e.fecha, i.fecha_inicio)`.as('fecha'),
+        sql<string | null>`case when e.id is null then 'sin_control' else cast(e.horas_uso_promedio as text) || '/' || cast(e.porcentaje_noches_4h as text) end`.as('detalle'),
+      ])
+      .where('i.estado', '=', 'ACTIVO')
+      .where('p.programa', '=', 'PROGRAMA AOS')
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('e.id', 'is', null), eb('i.fecha_inicio', '<=', firstDeadline)]),
+          eb.and([
+            eb('e.fecha', '>=', since),
+            eb.or([eb('e.horas_uso_promedio', '<', ADHERENCE.minHorasHundredths), eb('e.porcentaje_noches_4h', '<', ADHERENCE.minNochesHundredths), eb('e.horas_uso_promedio', 'is', null), eb('e.porcentaje_noches_4h', 'is', null)]),
+          ]),
+        ]),
+      ),
+    f,
+  )
+    .orderBy('i.fecha_inicio')
+    .orderBy('i.id')
+    .limit(WORKLIST_LIMIT)
+    .execute();
+}
+
+
+/**
+ * How many rows each worklist has (capped at WORKLIST_LIMIT + 1: "more than 200"). `known`: the counts the caller
+ * already has (the list it just read), not read again.
+ */
+export async function countWorklists(
+  db: Executor,
+  f: WorklistFilters,
+  today: string,
+  week: { desde: string; hasta: string },
+  known: Partial<Record<WorklistKind, number>> = {},
+): Promise<Record<WorklistKind, number>> {
+  const kinds: WorklistKind[] = ['semana', 'vencidas', 'inasistencias', 'sin_proxima', 'cpap'];
+  const out = {} as Record<WorklistKind, number>;
+  for (const k of kinds) out[k] = known[k] ?? (await listWorklist(db, k, f, today, week)).length;
+  return out;
+}
