@@ -4,7 +4,7 @@ import { addDays } from '../shared/dates.js';
 import { declarePage } from '../platform/pages/page-cache.js';
 import { countWorklists } from './agenda.worklists.repository.js';
 import { weekStart } from './agenda.rules.js';
-import { AgendaCounts } from './views/agenda.views.js';
+import { AgendaCounts } from './views/agenda.worklists.views.js';
 
 export const agendaCountsPage = declarePage<{ today: string }>({
   name: 'agenda.counts',

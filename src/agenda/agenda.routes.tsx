@@ -17,7 +17,9 @@ import { countWorklists, listWorklist, WORKLIST_LIMIT, type WorklistKind } from 
 import { listConsents, listFeedsOf, listFeedVisits, listRemindersOn, liveChannelsOf } from './agenda.contact.repository.js';
 import { reminderText, startMinute, weekStart, whatsappLink } from './agenda.rules.js';
 import { attendForm, bookingForm, cancelForm, consentForm, parseAgendaQuery, remindForm, rescheduleForm, withdrawConsentForm } from './agenda.schema.js';
-import { AgendaDayPage, BookingPage, VisitPage, WorklistPage, WORKLISTS } from './views/agenda.views.js';
+import { AgendaDayPage } from './views/agenda.day.views.js';
+import { BookingPage, VisitPage } from './views/agenda.views.js';
+import { WorklistPage, WORKLISTS } from './views/agenda.worklists.views.js';
 
 export interface AgendaRoutesOptions {
   /** The patient record's choice lists (the composition passes them: the agenda does not import the patients). */

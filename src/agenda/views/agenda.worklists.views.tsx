@@ -1,0 +1,113 @@
+// The worklists of /agenda/pendientes/ and their counts on the dashboard (issue 28).
+import { patientLink } from './agenda.views.js';
+import { formatDateEs } from '../../shared/dates.js';
+import { SelectField, type Choice, type FormValues } from '../../web/fields.js';
+import { Layout } from '../../web/layout.js';
+import type { PageContext } from '../../web/render.js';
+import type { WorklistKind, WorklistRow } from '../agenda.worklists.repository.js';
+
+// ---------------------------------------------------------------------------------------------------------
+
+export const WORKLISTS: { kind: WorklistKind; label: string }[] = [
+  { kind: 'semana', label: 'Vencen esta semana, sin agendar' },
+  { kind: 'vencidas', label: 'Vencidas' },
+  { kind: 'inasistencias', label: 'Inasistencias sin reagendar' },
+  { kind: 'sin_proxima', label: 'Activos sin próxima cita' },
+  { kind: 'cpap', label: 'CPAP no adherentes' },
+];
+
+export interface WorklistPageProps {
+  ctx: PageContext;
+  kind: WorklistKind;
+  rows: WorklistRow[];
+  counts: Record<WorklistKind, number>;
+  values: FormValues;
+  programas: Choice[];
+  entidades: Choice[];
+  profesionales: Choice[];
+  limit: number;
+}
+
+const cpapDetail = (d: string | null) => {
+  if (d === null) return '';
+  if (d === 'sin_control') return 'Sin control de CPAP en los primeros 90 días';
+  const [h, n] = d.split('/');
+  const fmt = (x: string | undefined) => (x === undefined || x === '' ? '—' : (Number(x) / 100).toLocaleString('es-CO'));
+  return `Uso promedio ${fmt(h)} h, ${fmt(n)} % de noches ≥ 4 h`;
+};
+
+/** GET /agenda/pendientes/: the worklists, filterable by program, insurer and professional. */
+export function WorklistPage(p: WorklistPageProps) {
+  const query = (kind: WorklistKind) =>
+    `/agenda/pendientes/?lista=${kind}${p.values.programa ? `&programa=${encodeURIComponent(p.values.programa)}` : ''}${p.values.entidad ? `&entidad=${encodeURIComponent(p.values.entidad)}` : ''}${p.values.profesional ? `&profesional=${p.values.profesional}` : ''}`;
+  const current = WORKLISTS.find((w) => w.kind === p.kind)!;
+  return (
+    <Layout ctx={p.ctx} title="Pendientes de la agenda">
+      <h1>Pendientes: {current.label}</h1>
+      <nav class="actions" aria-label="Listas">
+        {WORKLISTS.map((w) => (
+          <a class={w.kind === p.kind ? 'button small primary' : 'button small'} href={query(w.kind)} aria-current={w.kind === p.kind ? 'page' : undefined} data-count={String(p.counts[w.kind])}>
+            {w.label} ({p.counts[w.kind] > p.limit ? `más de ${p.limit}` : p.counts[w.kind]})
+          </a>
+        ))}
+      </nav>
+      <form method="get" action="/agenda/pendientes/" class="card inline-form" novalidate>
+        <input type="hidden" name="lista" value={p.kind} />
+        <SelectField name="programa" label="Programa" choices={p.programas} values={p.values} errors={{}} placeholder="Todos" />
+        <SelectField name="entidad" label="Entidad" choices={p.entidades} values={p.values} errors={{}} placeholder="Todas" />
+        <SelectField name="profesional" label="Profesional" choices={p.profesionales} values={p.values} errors={{}} placeholder="Todos" />
+        <button type="submit" class="button">
+          Filtrar
+        </button>
+      </form>
+      {p.rows.length === 0 ? (
+        <p>Nada pendiente en esta lista.</p>
+      ) : (
+        <table class="table">
+          <thead>
+            <tr>
+              <th scope="col">Paciente</th>
+              <th scope="col">Programa</th>
+              <th scope="col">Entidad</th>
+              <th scope="col">{p.kind === 'cpap' ? 'Último control' : p.kind === 'sin_proxima' ? 'Inicio del ciclo' : 'Fecha'}</th>
+              <th scope="col">Detalle</th>
+              <th scope="col">Acción</th>
+            </tr>
+          </thead>
+          <tbody>
+            {p.rows.map((r) => (
+              <tr data-paciente={String(r.paciente_id)}>
+                <td data-label="Paciente">{patientLink(r)}</td>
+                <td data-label="Programa">{r.programa}</td>
+                <td data-label="Entidad">{r.entidad_salud}</td>
+                <td data-label="Fecha">{r.fecha ? formatDateEs(r.fecha) : ''}</td>
+                <td data-label="Detalle">{p.kind === 'cpap' ? cpapDetail(r.detalle) : (r.tipo_nombre ?? '')}</td>
+                <td data-label="Acción">
+                  <a class="button small" href={`/agenda/citas/nueva/?patient_id=${r.paciente_id}`}>
+                    Agendar
+                  </a>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Layout>
+  );
+}
+
+/** The worklists' counts, on the dashboard: each a link to its list. */
+export function AgendaCounts({ counts }: { counts: Record<WorklistKind, number> }) {
+  return (
+    <section class="card agenda-counts" aria-labelledby="agenda-counts-title">
+      <h2 id="agenda-counts-title">Agenda: pendientes</h2>
+      <ul>
+        {WORKLISTS.map((w) => (
+          <li data-worklist={w.kind} data-count={String(counts[w.kind])}>
+            <a href={`/agenda/pendientes/?lista=${w.kind}`}>{w.label}</a>: {counts[w.kind] > 200 ? 'más de 200' : counts[w.kind]}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
