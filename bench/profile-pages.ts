@@ -217,10 +217,12 @@ for (const userId of agendaProfessionals.slice(0, 50)) {
 }
 Object.assign(PAGES, {
   'agenda-booking': () => `/agenda/citas/nueva/?patient_id=${randomId()}`,
-  'agenda-visit': () => `/agenda/citas/${agendaVisitIds[Math.floor(r() * agendaVisitIds.length)] ?? 1}/`,
   'agenda-reminders': () => `/agenda/recordatorios/?fecha=${aroundToday()}`,
-  'agenda-feed': () => `/agenda/ical/${feedToken(agendaProfessionals.slice(0, 50)[Math.floor(r() * Math.min(50, agendaProfessionals.length))] ?? 1)}.ics`,
 });
+// A visit's page and a feed only where there are visits (each answers 404 otherwise).
+if (agendaVisitIds.length > 0) PAGES['agenda-visit'] = () => `/agenda/citas/${agendaVisitIds[Math.floor(r() * agendaVisitIds.length)]!}/`;
+const feedOwners = agendaProfessionals.slice(0, 50);
+if (feedOwners.length > 0) PAGES['agenda-feed'] = () => `/agenda/ical/${feedToken(feedOwners[Math.floor(r() * feedOwners.length)]!)}.ics`;
 /** Pages not run unless named in --only (each reads a whole month, or the agenda's worklists at their slowest). */
 const NAMED_ONLY = new Set(['rips-page', 'rips-file', 'novedades-csv', 'worklists', 'worklists-filtered']);
 const only = args.only ? new Set(args.only.split(',')) : null;
