@@ -1,9 +1,10 @@
-// npx tsx bench/explain.ts [--database URL] [--only a,b] [--repeat N]
+// npx tsx bench/explain.ts [--database URL] [--only a,b] [--repeat N] [--paths /a/,/b/?x=1]
 //
 // Serves the application in this process on the benchmark database with every SQL statement logged, requests
 // each read scenario once as the 'bench' user, then prints, per scenario, the statements it ran with their
 // mean time over --repeat requests and the plan of each SELECT (EXPLAIN QUERY PLAN on SQLite,
-// EXPLAIN (ANALYZE, BUFFERS) on PostgreSQL). The tool behind docs/performance.md.
+// EXPLAIN (ANALYZE, BUFFERS) on PostgreSQL). The tool behind docs/performance.md. --paths: these pages (GET, comma
+// separated) instead of the scenarios, e.g. the agenda's (decision 0240).
 
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -40,7 +41,7 @@ function loggedDatabase(url: string, log: (e: LogEvent) => void): Kysely<Databas
 
 async function main(): Promise<void> {
   const args = parseArgs({
-    options: { database: { type: 'string' }, only: { type: 'string' }, repeat: { type: 'string', default: '20' } },
+    options: { database: { type: 'string' }, only: { type: 'string' }, repeat: { type: 'string', default: '20' }, paths: { type: 'string' } },
     strict: true,
   }).values;
   const url = databaseUrlFrom(args.database);
@@ -62,9 +63,13 @@ async function main(): Promise<void> {
   try {
     const session = new Session(base);
     await session.login(BENCH_USERNAME, BENCH_PASSWORD);
-    for (const s of scenarios(fixtures, fixturesHandle.db, session)) {
-      if (s.expect !== 200 || (only && !only.has(s.key))) continue;
-      const request = s.next();
+    const targets = args.paths
+      ? args.paths.split(',').map((path) => ({ name: path, path }))
+      : scenarios(fixtures, fixturesHandle.db, session)
+          .filter((s) => s.expect === 200 && (!only || only.has(s.key)))
+          .map((s) => ({ name: s.name, path: s.next().path }));
+    for (const s of targets) {
+      const request = s;
       // Warm once (statement caches, JIT), then measure.
       await session.request('GET', request.path);
       const runs: Logged[][] = [];

@@ -9,6 +9,7 @@
 // PostgreSQL's own work is in its server process, only the client's share is here), and what a logged-in request
 // that reads nothing costs (plumbing and session). CPU time, not wall time: it holds on a shared machine.
 
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
@@ -54,7 +55,7 @@ const mainThreadNow = (): bigint | null => {
 };
 // Every statement the driver runs, and the CPU time inside its calls.
 const meter = { statements: 0, ns: 0n };
-// --statements: the same split by statement (its first 90 characters), SQLite only.
+// --statements: the same split by statement (its first 90 characters); on PostgreSQL each one's wall time instead.
 const bySql = new Map<string, { n: number; ns: bigint }>();
 if (handle.engine === 'sqlite') {
   const SQLite = createRequire(import.meta.url)('better-sqlite3');
@@ -88,8 +89,22 @@ if (handle.engine === 'sqlite') {
     meter.statements++;
     if (process.env.PROFILE_PRINT_SQL) console.log('  sql:', String((a[0] as any)?.text ?? a[0]).replace(/\s+/g, ' ').slice(0, 160));
     const t = cpuNow();
+    // --statements on PostgreSQL: the server's work is not this process's CPU, so each statement's wall time to its
+    // answer is noted instead (the machine's load is in it: compare runs alternated on the same machine).
+    const wall = args.statements ? process.hrtime.bigint() : 0n;
     try {
-      return original.apply(this, a);
+      const result = original.apply(this, a);
+      if (args.statements && result && typeof result.then === 'function') {
+        const key = String((a[0] as any)?.text ?? a[0]).replace(/\s+/g, ' ').trim().slice(0, 90);
+        const note = () => {
+          const s = bySql.get(key) ?? { n: 0, ns: 0n };
+          s.n++;
+          s.ns += process.hrtime.bigint() - wall;
+          bySql.set(key, s);
+        };
+        result.then(note, note);
+      }
+      return result;
     } finally {
       meter.ns += cpuNow() - t;
     }
@@ -184,6 +199,30 @@ Object.assign(PAGES, {
   'worklists-filtered': () =>
     `/agenda/pendientes/?lista=${WORKLIST_KINDS[Math.floor(r() * WORKLIST_KINDS.length)]}&programa=PROGRAMA+AOS&profesional=${aProfessional()}`,
 });
+// The rest of the agenda (decision 0240): booking a patient, a visit's page, tomorrow's reminders around today, a
+// professional's iCalendar feed (a feed per professional with a known token, written here when missing).
+const agendaVisitIds = await db
+  .selectFrom('citas')
+  .select('id')
+  .where('fecha', '>=', addDays(today, -14))
+  .where('fecha', '<=', addDays(today, 14))
+  .limit(5000)
+  .execute()
+  .then((rows) => rows.map((row) => Number(row.id)), () => [] as number[]);
+const feedToken = (userId: number) => `profile-feed-${String(userId).padStart(6, '0')}`;
+for (const userId of agendaProfessionals.slice(0, 50)) {
+  const tokenHash = createHash('sha256').update(feedToken(userId)).digest('hex');
+  if (await db.selectFrom('agenda_feeds').select('id').where('token_hash', '=', tokenHash).executeTakeFirst()) continue;
+  await db.insertInto('agenda_feeds').values({ user_id: userId, token_hash: tokenHash, created_at: new Date().toISOString(), revocado_at: null }).execute().catch(() => undefined);
+}
+Object.assign(PAGES, {
+  'agenda-booking': () => `/agenda/citas/nueva/?patient_id=${randomId()}`,
+  'agenda-reminders': () => `/agenda/recordatorios/?fecha=${aroundToday()}`,
+});
+// A visit's page and a feed only where there are visits (each answers 404 otherwise).
+if (agendaVisitIds.length > 0) PAGES['agenda-visit'] = () => `/agenda/citas/${agendaVisitIds[Math.floor(r() * agendaVisitIds.length)]!}/`;
+const feedOwners = agendaProfessionals.slice(0, 50);
+if (feedOwners.length > 0) PAGES['agenda-feed'] = () => `/agenda/ical/${feedToken(feedOwners[Math.floor(r() * feedOwners.length)]!)}.ics`;
 /** Pages not run unless named in --only (each reads a whole month, or the agenda's worklists at their slowest). */
 const NAMED_ONLY = new Set(['rips-page', 'rips-file', 'novedades-csv', 'worklists', 'worklists-filtered']);
 const only = args.only ? new Set(args.only.split(',')) : null;

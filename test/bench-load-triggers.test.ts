@@ -4,43 +4,38 @@
 // the load fall back to row-by-row, or, worse, be skipped unknown), or when the list names one that no longer exists.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { sql, type Kysely } from 'kysely';
+import { describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { insertTriggersOf, skippedInsertTriggers, UNTRIGGERED_TABLES, unknownInsertTriggers } from '../bench/load-triggers.js';
-import { createTestDatabase, ENGINE, type TestDatabase } from './helpers.js';
+import { ENGINE } from './helpers.js';
+import { suiteDatabase } from './fixtures/suite-database.fixtures.js';
 
 describe('bench:data fast load: the triggers it skips', () => {
-  let t: TestDatabase;
-  let db: Kysely<any>;
-  before(async () => {
-    t = await createTestDatabase();
-    db = t.handle.db;
-  });
-  after(async () => t.drop());
+  const t = suiteDatabase();
 
   it('knows every trigger on INSERT into the tables it loads without triggers', async () => {
-    assert.deepEqual(await unknownInsertTriggers(db, ENGINE), []);
+    assert.deepEqual(await unknownInsertTriggers(t.db, ENGINE), []);
   });
 
   it('names no trigger the database does not hold (the list never goes stale)', async () => {
-    const held = new Set((await insertTriggersOf(db, ENGINE)).map((t) => t.name));
+    const held = new Set((await insertTriggersOf(t.db, ENGINE)).map((trigger) => trigger.name));
     const stale = Object.keys(skippedInsertTriggers(ENGINE)).filter((name) => !held.has(name));
     assert.deepEqual(stale, []);
   });
 
   it('reports a trigger on INSERT that a new migration would add', async () => {
     if (ENGINE === 'postgres') {
-      await sql`create function bench_probe_insert() returns trigger language plpgsql as $$ begin return new; end $$`.execute(db);
-      await sql`create trigger bench_probe_insert before insert on ingreso_historial for each row execute function bench_probe_insert()`.execute(db);
+      await sql`create function bench_probe_insert() returns trigger language plpgsql as $$ begin return new; end $$`.execute(t.db);
+      await sql`create trigger bench_probe_insert before insert on ingreso_historial for each row execute function bench_probe_insert()`.execute(t.db);
     } else {
-      await sql`create trigger bench_probe_insert after insert on ingreso_historial begin select 1; end`.execute(db);
+      await sql`create trigger bench_probe_insert after insert on ingreso_historial begin select 1; end`.execute(t.db);
     }
     try {
-      assert.deepEqual(await unknownInsertTriggers(db, ENGINE), ['ingreso_historial.bench_probe_insert']);
+      assert.deepEqual(await unknownInsertTriggers(t.db, ENGINE), ['ingreso_historial.bench_probe_insert']);
     } finally {
-      await sql.raw(ENGINE === 'postgres' ? 'drop trigger bench_probe_insert on ingreso_historial' : 'drop trigger bench_probe_insert').execute(db);
+      await sql.raw(ENGINE === 'postgres' ? 'drop trigger bench_probe_insert on ingreso_historial' : 'drop trigger bench_probe_insert').execute(t.db);
     }
-    assert.deepEqual(await unknownInsertTriggers(db, ENGINE), []);
+    assert.deepEqual(await unknownInsertTriggers(t.db, ENGINE), []);
   });
 
   it('leaves the patients to their triggers', () => {

@@ -3,24 +3,19 @@
 // and the counts are exact; on PostgreSQL a write that runs while the blocks are cut again stays counted.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { sql, type Kysely } from 'kysely';
+import { describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { listBlocksUpkeep, listBlockCounts, recutListBlocks } from '../src/patients/list-blocks.repository.js';
 import { createPatient, newPatientRow } from './fixtures/patient.fixtures.js';
 import { assertBlocksExact, assertEveryPageAsOffset } from './fixtures/list-blocks.fixtures.js';
-import { createTestDatabase, ENGINE, type TestDatabase } from './helpers.js';
+import { ENGINE } from './helpers.js';
+import { suiteDatabase } from './fixtures/suite-database.fixtures.js';
 
 const SURNAMES = ['Acosta', 'Bernal', 'Cárdenas', 'Díaz', 'Gómez', 'González', 'Morales', 'Pérez', 'Peña', 'Rodríguez', 'Zúñiga'];
 const TARGET = 4;
 
 describe('patient_list_blocks cut again when the clinic outgrows them', () => {
-  let t: TestDatabase;
-  let db: Kysely<any>;
-  before(async () => {
-    t = await createTestDatabase();
-    db = t.handle.db;
-  });
-  after(async () => t.drop());
+  const t = suiteDatabase();
 
   it('a database that started empty gets blocks of the target once the check runs, pages and counts unchanged', async () => {
     const upkeep = listBlocksUpkeep(t.handle.db, TARGET);
@@ -33,33 +28,33 @@ describe('patient_list_blocks cut again when the clinic outgrows them', () => {
       if (made.ingresoId === null) withoutIngreso.push(made.id);
     }
     assert.equal((await listBlockCounts(t.handle.db)).length, 1, 'the triggers count, they do not cut');
-    await assertEveryPageAsOffset(db);
+    await assertEveryPageAsOffset(t.db);
 
     assert.equal(await upkeep(), true);
     const counts = await listBlockCounts(t.handle.db);
     assert.ok(counts.length >= 8, `blocks: ${counts.join(', ')}`);
-    await assertBlocksExact(db);
-    await assertEveryPageAsOffset(db);
+    await assertBlocksExact(t.db);
+    await assertEveryPageAsOffset(t.db);
     assert.equal(await upkeep(), false, 'blocks near the target are left as they are');
 
     // Many deletions leave many small blocks: they are cut again too.
-    await db.deleteFrom('patients').where('id', 'in', withoutIngreso).execute();
-    await assertBlocksExact(db);
-    await assertEveryPageAsOffset(db);
+    await t.db.deleteFrom('patients').where('id', 'in', withoutIngreso).execute();
+    await assertBlocksExact(t.db);
+    await assertEveryPageAsOffset(t.db);
     assert.equal(await upkeep(), true);
     assert.ok((await listBlockCounts(t.handle.db)).length <= 5);
-    await assertBlocksExact(db);
-    await assertEveryPageAsOffset(db);
+    await assertBlocksExact(t.db);
+    await assertEveryPageAsOffset(t.db);
   });
 
   it('a patient written while the blocks are cut again stays counted', async () => {
     if (ENGINE === 'postgres') {
       // A write in flight: its trigger has counted the patient in a block row, uncommitted; the re-cut waits for it.
-      const writer = await db.startTransaction().execute();
+      const writer = await t.db.startTransaction().execute();
       await writer.insertInto('patients').values(newPatientRow({ apellido: 'Zapata', nombre: 'En vuelo' })).execute();
       const recut = recutListBlocks(t.handle.db, TARGET);
       for (;;) {
-        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_locks where not granted`.execute(db);
+        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_locks where not granted`.execute(t.db);
         if (rows[0]!.n > 0) break;
         await new Promise((resolve) => setImmediate(resolve));
       }
@@ -72,9 +67,9 @@ describe('patient_list_blocks cut again when the clinic outgrows them', () => {
       await Promise.all([recutListBlocks(t.handle.db, TARGET), createPatient(t.handle.db, { apellido: 'Zapata', nombre: 'Durante' })]);
       await Promise.all([createPatient(t.handle.db, { apellido: 'Abad', nombre: 'Antes' }), recutListBlocks(t.handle.db, TARGET)]);
     }
-    const real = Number((await sql<{ n: number }>`select count(*) as n from patients`.execute(db)).rows[0]!.n);
+    const real = Number((await sql<{ n: number }>`select count(*) as n from patients`.execute(t.db)).rows[0]!.n);
     assert.equal((await listBlockCounts(t.handle.db)).reduce((a, b) => a + b, 0), real);
-    await assertBlocksExact(db);
-    await assertEveryPageAsOffset(db);
+    await assertBlocksExact(t.db);
+    await assertEveryPageAsOffset(t.db);
   });
 });

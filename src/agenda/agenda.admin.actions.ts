@@ -9,8 +9,8 @@ import type { FieldErrors } from '../web/fields.js';
 import type { ParsedForm } from '../web/form.js';
 import type { SimpleResult } from './agenda.actions.js';
 import { findAnyRecurso, findLatestEdition, findRecursoByName, insertRecurso, listTipoCodes, updateAjustes, updateRecurso } from './agenda.admin.repository.js';
-import { ADMIN_MSG, claseLabel, editionDateProblem, isProgramaPlan, repeatText } from './agenda.admin.rules.js';
-import { editionLines, lineFields, type AjustesInput, type EditRecursoInput, type NewRecursoInput } from './agenda.admin.schema.js';
+import { ADMIN_MSG, claseLabel, editionDateProblem, isProgramaPlan, lineFields, repeatText } from './agenda.admin.rules.js';
+import { editionLines, type AjustesInput, type EditRecursoInput, type NewRecursoInput } from './agenda.admin.schema.js';
 import { findAjustes, insertPlanEdition } from './agenda.repository.js';
 
 const failed = (errors: FieldErrors): SimpleResult => ({ ok: false, errors });

@@ -9,8 +9,8 @@ import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import type { SimpleResult } from './agenda.actions.js';
 import { addRecurso, editRecurso, publishPlanEdition, saveAgendaSettings } from './agenda.admin.actions.js';
 import { listAllRecursos, listEditionLines, listEditions } from './agenda.admin.repository.js';
-import { isProgramaPlan, PROGRAMAS_PLAN } from './agenda.admin.rules.js';
-import { ajustesForm, editionForm, editRecursoForm, lineFields, newRecursoForm } from './agenda.admin.schema.js';
+import { newEditionValues } from './agenda.admin.rules.js';
+import { ajustesForm, editionForm, editRecursoForm, newRecursoForm } from './agenda.admin.schema.js';
 import { findAjustes, listTipos } from './agenda.repository.js';
 import { AgendaSettingsPage, PlansPage, type AgendaSettingsPageProps } from './views/agenda.admin.views.js';
 
@@ -54,17 +54,8 @@ export async function agendaAdminRoutes(app: FastifyInstance): Promise<void> {
     const editions = await listEditions(db);
     const [lines, tipos] = await Promise.all([listEditionLines(db, editions.map((e) => e.id)), listTipos(db)]);
     const day = today(app.deps);
-    let shown = values;
-    if (Object.keys(errors).length === 0) {
-      const asked = queryValue(request.query, 'programa') ?? '';
-      const programa = isProgramaPlan(asked) ? asked : PROGRAMAS_PLAN[0].value;
-      const latest = editions.find((e) => e.programa === programa);
-      shown = { programa, vigente_desde: day };
-      (latest ? lines.filter((l) => l.plan_id === latest.id) : []).forEach((l, i) => {
-        const f = lineFields(i + 1);
-        Object.assign(shown, { [f.tipo]: l.tipo, [f.dia]: String(l.dia), [f.repeticiones]: String(l.repeticiones), [f.intervalo]: String(l.intervalo_dias) });
-      });
-    }
+    // After a refused post the form shows what was posted; otherwise it starts from the program's latest edition.
+    const shown = Object.keys(errors).length === 0 ? newEditionValues(queryValue(request.query, 'programa') ?? '', day, editions, lines) : values;
     return sendPage(
       reply,
       <PlansPage

@@ -20,6 +20,8 @@ export const claseLabel = (s: string): string => CLASES_RECURSO.find((c) => c.va
 
 /** How many visit lines the new edition's form offers (the seed plans have five). */
 export const PLAN_FORM_LINES = 12;
+/** The names of line `n`'s fields (1-based): the form has PLAN_FORM_LINES of them. */
+export const lineFields = (n: number) => ({ tipo: `tipo_${n}`, dia: `dia_${n}`, repeticiones: `repeticiones_${n}`, intervalo: `intervalo_${n}` });
 /** The limits of a line, as the migration's checks hold them. */
 export const LINE_LIMITS = { diaMax: 3660, repeticionesMax: 52, intervaloMax: 366 } as const;
 export const RECURSO_NOMBRE_MAX = 80;
@@ -65,4 +67,30 @@ export function hoursProblem(apertura: string, cierre: string): string | null {
   const a = minutesOfDay(apertura);
   const c = minutesOfDay(cierre);
   return a !== null && c !== null && c <= a ? ADMIN_MSG.closesBeforeOpens : null;
+}
+
+/**
+ * The new edition form's first values: the program asked for (the first one when unknown), in force from today,
+ * with the lines of that program's latest edition so the administrator edits the plan rather than retyping it.
+ */
+export function newEditionValues(
+  asked: string,
+  today: string,
+  editions: readonly { id: number; programa: string; vigente_desde: string }[],
+  lines: readonly { plan_id: number; tipo: string; dia: number; repeticiones: number; intervalo_dias: number }[],
+): Record<string, string> {
+  const programa = isProgramaPlan(asked) ? asked : PROGRAMAS_PLAN[0].value;
+  const latest = editions
+    .filter((e) => e.programa === programa)
+    .reduce<(typeof editions)[number] | null>((best, e) => (best === null || e.vigente_desde > best.vigente_desde ? e : best), null);
+  const values: Record<string, string> = { programa, vigente_desde: today };
+  if (latest === null) return values;
+  lines
+    .filter((l) => l.plan_id === latest.id)
+    .slice(0, PLAN_FORM_LINES)
+    .forEach((l, i) => {
+      const f = lineFields(i + 1);
+      Object.assign(values, { [f.tipo]: l.tipo, [f.dia]: String(l.dia), [f.repeticiones]: String(l.repeticiones), [f.intervalo]: String(l.intervalo_dias) });
+    });
+  return values;
 }

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { parseIsoDate } from '../shared/dates.js';
 import { acrossFields, fail } from '../web/form.js';
-import { ADMIN_MSG, hoursProblem, isClaseRecurso, isProgramaPlan, LINE_LIMITS, LUGAR_MAX, PLAN_FORM_LINES, RECURSO_NOMBRE_MAX } from './agenda.admin.rules.js';
+import { ADMIN_MSG, hoursProblem, isClaseRecurso, isProgramaPlan, LINE_LIMITS, lineFields, LUGAR_MAX, PLAN_FORM_LINES, RECURSO_NOMBRE_MAX } from './agenda.admin.rules.js';
 import { minutesOfDay } from './agenda.rules.js';
 
 /** A whole number from `min` to `max`, or null when blank (a blank line is skipped). */
@@ -21,8 +21,6 @@ const codeOrBlank = z.string().transform((raw, ctx): string | null => {
   return /^[A-Z0-9_]{1,40}$/.test(s) ? s : fail(ctx, ADMIN_MSG.tipo);
 });
 
-/** The names of line `n`'s fields (1-based): the form has PLAN_FORM_LINES of them. */
-export const lineFields = (n: number) => ({ tipo: `tipo_${n}`, dia: `dia_${n}`, repeticiones: `repeticiones_${n}`, intervalo: `intervalo_${n}` });
 const LINE_NUMBERS = Array.from({ length: PLAN_FORM_LINES }, (_, i) => i + 1);
 
 const lineShape: Record<string, z.ZodType<unknown, string>> = {};

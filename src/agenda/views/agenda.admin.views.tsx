@@ -5,8 +5,7 @@ import { ErrorSummary, SelectField, TextField, type Choice, type FieldErrors, ty
 import { CsrfField, Layout } from '../../web/layout.js';
 import type { PageContext } from '../../web/render.js';
 import type { EditionLineRow, EditionRow } from '../agenda.admin.repository.js';
-import { CLASES_RECURSO, claseLabel, LUGAR_MAX, PLAN_FORM_LINES, PROGRAMAS_PLAN, RECURSO_NOMBRE_MAX, repeatText } from '../agenda.admin.rules.js';
-import { lineFields } from '../agenda.admin.schema.js';
+import { CLASES_RECURSO, claseLabel, lineFields, LUGAR_MAX, PLAN_FORM_LINES, PROGRAMAS_PLAN, RECURSO_NOMBRE_MAX, repeatText } from '../agenda.admin.rules.js';
 
 const EXAM_LABEL: Record<string, string> = { MONITOREO: 'Monitoreo', PSICOLOGIA: 'Psicología', OTRO: 'Sin examen (consulta)' };
 
