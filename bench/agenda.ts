@@ -1,8 +1,10 @@
 // The agenda's scenarios (issue 28): the day agenda of random days around today (the whole clinic, one
 // professional), the week, each worklist of /agenda/pendientes/ with and without filters, and booking under the mixed
 // load (POST /agenda/citas/nueva/ at a steady rate beside the agenda's reads and the mixed writer of issue 14).
-// The agenda's pages are not kept pages (decision 0100): each request is the page's own cost; the hit rate printed
-// beside them says so. Like bench/uncached.ts, every request draws its day, professional or filters anew.
+// The day and week are not kept pages (decision 0100): each request is the page's own cost. The worklists and their
+// counts are kept (decision 0210): the hit rate printed beside them says how often a request found its list kept, in
+// what coordinators request (a-list-coord) and with random filters (a-list-filtered, the worst case). Like
+// bench/uncached.ts, every request draws its day, professional or filters anew.
 // `npm run bench -- --only agenda` runs them alone.
 
 import { sql, type Kysely } from 'kysely';
@@ -79,8 +81,29 @@ function paths(a: AgendaData, r: Random) {
     weekAll: () => `/agenda/?${q({ fecha: day(), vista: 'semana' })}`,
     worklist: (kind: string) => () => `/agenda/pendientes/?${q({ lista: kind })}`,
     filtered: () => `/agenda/pendientes/?${q({ lista: pickOf(r, WORKLIST_KINDS), ...filters() })}`,
+    coordinator: () => {
+      const lista = pickOf(r, WORKLIST_KINDS);
+      let x = r() * COORDINATOR_TOTAL;
+      for (const [who, w] of Object.entries(COORDINATOR_WEIGHTS)) {
+        x -= w;
+        if (x >= 0) continue;
+        if (who === 'programa') return `/agenda/pendientes/?${q({ lista, programa: pickOf(r, a.programas) })}`;
+        if (who === 'entidad' && a.entidades.length) return `/agenda/pendientes/?${q({ lista, entidad: pickOf(r, a.entidades) })}`;
+        if (who === 'ownList') return `/agenda/pendientes/?${q({ lista, profesional: prof() })}`;
+        break;
+      }
+      return `/agenda/pendientes/?${q({ lista })}`;
+    },
   };
 }
+
+/**
+ * What coordinators request of the worklists, a request's weights (decision 0210): the five lists as the dashboard's
+ * links open them, unfiltered (the morning's round); a program's coordinator their program; whoever deals with an
+ * insurer (authorisations, capitation) that insurer; a professional their own patients. Each list equally likely.
+ */
+export const COORDINATOR_WEIGHTS = { unfiltered: 50, programa: 20, entidad: 20, ownList: 10 } as const;
+const COORDINATOR_TOTAL = Object.values(COORDINATOR_WEIGHTS).reduce((x, y) => x + y, 0);
 
 /** The agenda day at the desk: what the mix of reads beside the bookings asks for, a request's weights. */
 export const AGENDA_MIX_WEIGHTS = { dayProf: 40, day: 15, week: 15, worklist: 15, filtered: 15 } as const;
@@ -99,6 +122,7 @@ export function agendaScenarios(a: AgendaData): Scenario[] {
     pool('a-week', '/agenda/?vista=semana&profesional= random week and professional', p.week),
     pool('a-week-all', '/agenda/?vista=semana random week, whole clinic', p.weekAll),
     ...WORKLIST_KINDS.map((k) => pool(`a-list-${k}`, `/agenda/pendientes/?lista=${k}`, p.worklist(k))),
+    pool('a-list-coord', '/agenda/pendientes/ what coordinators request', p.coordinator),
     pool('a-list-filtered', '/agenda/pendientes/ random list and filters', p.filtered),
   ];
   const total = Object.values(AGENDA_MIX_WEIGHTS).reduce((x, y) => x + y, 0);

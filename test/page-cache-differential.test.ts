@@ -53,6 +53,8 @@ type Write =
   | { kind: 'userActive'; active: boolean }
   | { kind: 'consent'; patient: number; canal: 'WHATSAPP' | 'SMS' }
   | { kind: 'bookVisit'; patient: number; hour: number }
+  | { kind: 'noShow'; visit: number }
+  | { kind: 'cpapControl'; patient: number; horas: number; noches: number; day: number }
   | { kind: 'nextDay' };
 
 const APELLIDOS = ['Gómez', 'Gonzalez', 'Pérez', 'Zuluaga', 'Álvarez'];
@@ -69,10 +71,21 @@ const CASES: Readonly<Record<string, (world: World) => string[]>> = {
   'ingresos.follow': () => ['/patients/follow', '/patients/follow?query_search=p%C3%A9rez'],
   'exams.list': () => ['/exams/', '/exams/?query_search=zulu'],
   dashboard: () => ['/dashboard/'],
-  'agenda.counts': () => ['/dashboard/'],
+  'agenda.counts': () => ['/dashboard/', ...worklistUrls()],
+  'agenda.worklist': () => worklistUrls(),
   'patients.record': ({ recent }) => recent.map((id) => `/patients/${id}/`),
   'exams.clinical': ({ recent }) => recent.map((id) => `/exams/${id}/`),
 };
+
+/** The worklists (decision 0210): the five unfiltered, and filtered by program, insurer and professional. */
+const worklistStaff = { id: 0 };
+const worklistUrls = (): string[] => [
+  ...['semana', 'vencidas', 'inasistencias', 'sin_proxima', 'cpap'].map((lista) => `/agenda/pendientes/?lista=${lista}`),
+  '/agenda/pendientes/?lista=vencidas&programa=PROGRAMA+AOS',
+  '/agenda/pendientes/?lista=cpap&entidad=ENTITY_A',
+  `/agenda/pendientes/?lista=inasistencias&profesional=${worklistStaff.id}`,
+  `/agenda/pendientes/?lista=semana&programa=PROGRAMA+AOS&profesional=${worklistStaff.id}`,
+];
 
 /** Pages rendered on each request, compared all the same: an archived cycle. */
 const unkeptPages = ({ finished }: World): string[] => finished.slice(-2).map((i) => `/exams/${i.paciente_id}/ingreso/${i.id}/`);
@@ -89,6 +102,8 @@ const writeArb: fc.Arbitrary<Write> = fc.oneof(
   fc.record({ kind: fc.constant('consent' as const), patient: fc.nat(), canal: fc.constantFrom('WHATSAPP' as const, 'SMS' as const) }),
   fc.record({ kind: fc.constant('bookVisit' as const), patient: fc.nat(), hour: fc.integer({ min: 7, max: 17 }) }),
   fc.constant({ kind: 'nextDay' as const }),
+  fc.record({ kind: fc.constant('noShow' as const), visit: fc.nat() }),
+  fc.record({ kind: fc.constant('cpapControl' as const), patient: fc.nat(), horas: fc.constantFrom(399, 400, 650), noches: fc.constantFrom(6900, 7000, 9000), day: fc.integer({ min: 0, max: 40 }) }),
 );
 
 describe(`kept pages equal pages rendered anew after every write (engine=${ENGINE})`, () => {
@@ -117,6 +132,7 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
     const admin = await createUser(ctx.db, { isAdmin: true });
     // Another member of staff, whose name the clinical views and the follow page show, and who is deactivated.
     staffId = (await createUser(ctx.db)).id;
+    worklistStaff.id = staffId;
     // Patients from the start, so pages kept per patient (decision 0049) see writes to others between their visits.
     for (const apellido of ['Gómez', 'Pérez', 'Zuluaga']) await createPatient(ctx.db, { apellido, nombre: 'Dif' }, { fechaInicio: todayOf() });
     const pages = ctx.app.pages;
@@ -130,6 +146,12 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
     adminName = admin.username;
     await login(keptClient, adminName);
     await login(freshClient, adminName);
+    // A cycle opened five weeks ago with its plan: visits overdue and due this week on the worklists from the start.
+    const planned = await createPatient(ctx.db, { apellido: 'Agenda', nombre: 'Dif' }, { fechaInicio: null });
+    const opened = new Date(Date.parse(`${todayOf()}T00:00:00Z`) - 35 * 86_400_000).toISOString().slice(0, 10);
+    const openedRes = await freshClient.post(`/patients/ingreso/nuevo/${planned.id}/`, { fecha_inicio: opened });
+    assert.equal(openedRes.status, 302);
+    await freshClient.get(openedRes.location!); // its one-time message shown
   });
 
   after(async () => {
@@ -248,6 +270,29 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
         });
         assert.ok(res.status === 302 || res.status === 422, `booking answered ${res.status}`);
         if (res.status === 302) await freshClient.get(res.location!);
+        return;
+      }
+      case 'noShow': {
+        // A booked visit missed: it joins the no-shows until its kind is booked again.
+        const booked = (await db.selectFrom('citas').select('id').where('estado', '=', 'AGENDADA').orderBy('id').execute()).map((r) => r.id);
+        const visit = pick(booked, w.visit);
+        if (visit === undefined) return;
+        const res = await freshClient.post(`/agenda/citas/${visit}/no-asistio/`, {});
+        assert.ok(res.status === 302 || res.status === 422, `no-show answered ${res.status}`);
+        if (res.status === 302) await freshClient.get(res.location!);
+        return;
+      }
+      case 'cpapControl': {
+        // A CPAP download, adherent or not (4 h on 70 % of nights), recent or older than the 30 days looked at.
+        const id = pick(recent(ids), w.patient);
+        if (id === undefined) return;
+        const active = await db.selectFrom('ingresos').select(['id', 'fecha_inicio']).where('paciente_id', '=', id).where('estado', '=', 'ACTIVO').executeTakeFirst();
+        if (!active) return;
+        const fecha = new Date(Date.parse(`${day}T00:00:00Z`) - w.day * 86_400_000).toISOString().slice(0, 10);
+        await db
+          .insertInto('exam_records')
+          .values({ ingreso_id: active.id, kind: 'MONITOREO', tipo: 'DESCARGA_CPAP', fecha: fecha < active.fecha_inicio ? active.fecha_inicio : fecha, registrado_por: staffId, created_at: now, horas_uso_promedio: w.horas, porcentaje_noches_4h: w.noches } as never)
+          .execute();
         return;
       }
       case 'nextDay':

@@ -175,6 +175,24 @@ describe(`agenda pages on ${ENGINE}`, () => {
     assert.equal(await count('semana'), before);
   });
 
+  test('a list of more than 200 shows its first 200 and says "más de 200", on its link and on the dashboard', async () => {
+    // Active cycles without any visit (inserted straight, as old records): the list of those without a next visit.
+    const insurer = { entidad_salud: 'ENTITY_B', programa: 'PROGRAMA INSOMNIO' };
+    for (let i = 0; i < 201; i++) await createPatient(ctx.db, { ...insurer, nombre: `Lista${i}` }, { fechaInicio: '2026-10-01' });
+    const page = await client.get('/agenda/pendientes/?lista=sin_proxima&programa=PROGRAMA+INSOMNIO&entidad=ENTITY_B');
+    assert.equal(page.status, 200);
+    assert.equal([...page.body.matchAll(/<tr data-paciente="/g)].length, 200);
+    assert.match(page.body, /data-count="201">Activos sin próxima cita \(más de 200\)/);
+    assert.match((await client.get('/dashboard/')).body, /data-worklist="sin_proxima" data-count="201">.*?: más de 200</);
+    // One of them gets a next visit: the kept list and its count change with it (the list still has more than 200).
+    const one = await createPatient(ctx.db, { ...insurer, nombre: 'Uno' }, { fechaInicio: '2026-10-01' });
+    const shown = async () => [...(await client.get('/agenda/pendientes/?lista=sin_proxima&programa=PROGRAMA+INSOMNIO&entidad=ENTITY_B')).body.matchAll(/<tr data-paciente="(\d+)"/g)].map((m) => Number(m[1]));
+    assert.ok(!(await shown()).includes(one.id), 'the 202nd, started last, is not among the first 200');
+    const first = (await shown())[0]!;
+    assert.equal((await book({ patient_id: String(first), tipo: 'CONSULTA_CONTROL', fecha: '2026-11-24', hora: '11:00' })).status, 302);
+    assert.ok(!(await shown()).includes(first), 'booked: it leaves the list');
+  });
+
   test('no 500 on any input: malformed queries, ids and fields answer 200, 302, 404 or 422', async () => {
     const id = await patientWithPlan({ nombre: 'Ruido' });
     await book({ patient_id: String(id), tipo: 'CONSULTA_INGRESO', fecha: '2026-11-23', hora: '13:00' });

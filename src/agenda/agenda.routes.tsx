@@ -1,5 +1,5 @@
 // The agenda's pages (issue 28): the day, booking, a visit and its changes, the worklists. Routes parse, call one
-// action and render or redirect; the pages are not kept (decision 0100).
+// action and render or redirect; the worklists are kept pages (decision 0210), the others not (decision 0100).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addDays } from '../shared/dates.js';
 import { actionContext } from '../web/action-context.js';
@@ -13,13 +13,15 @@ import { renderFeed } from './agenda.ical.js';
 import { ConsentPage, FeedPage, RemindersPage } from './views/contact.views.js';
 import { findAjustes, findBookingPatient, listCycleExamsOn, listProfesionales, listRecursos, listTipos } from './agenda.repository.js';
 import { findVisitDetail, listBookedVisits, listCycleVisits, listVisitHistoryWithUsers } from './agenda.day.repository.js';
-import { countWorklists, listWorklist, WORKLIST_LIMIT, type WorklistKind } from './agenda.worklists.repository.js';
+import { WORKLIST_LIMIT, type WorklistKind } from './agenda.worklists.repository.js';
+import { agendaCountsPage, countsInput, worklistInput, worklistPage } from './agenda.pages.js';
+import { sendKeptPage } from '../platform/pages/cached-page.js';
 import { listConsents, listFeedsOf, listFeedVisits, listRemindersOn, liveChannelsOf } from './agenda.contact.repository.js';
 import { reminderText, startMinute, weekStart, whatsappLink } from './agenda.rules.js';
 import { attendForm, bookingForm, cancelForm, consentForm, parseAgendaQuery, remindForm, rescheduleForm, withdrawConsentForm } from './agenda.schema.js';
 import { AgendaDayPage } from './views/agenda.day.views.js';
 import { BookingPage, VisitPage } from './views/agenda.views.js';
-import { WorklistPage, WORKLISTS } from './views/agenda.worklists.views.js';
+import { WorklistControls, WORKLISTS } from './views/agenda.worklists.views.js';
 
 export interface AgendaRoutesOptions {
   /** The patient record's choice lists (the composition passes them: the agenda does not import the patients). */
@@ -187,25 +189,21 @@ export async function agendaRoutes(app: FastifyInstance, options: AgendaRoutesOp
         return v === null ? null : Number(v);
       })(),
     };
-    const desde = weekStart(day);
-    const week = { desde, hasta: addDays(desde, 6) };
-    const rows = await listWorklist(db, kind, filters, day, week);
-    // The list shown is counted by its rows (at most 200 of them: the count says "more" the same way).
-    const counts = await countWorklists(db, filters, day, week, { [kind]: rows.length });
-    return sendPage(
-      reply,
-      <WorklistPage
-        ctx={pageContext(request, reply)}
+    // Both kept (decision 0210): the list's rows per list, filters and day; the counts per filters and day.
+    const counts = (await app.pages.get(agendaCountsPage, countsInput(filters, day)))!.meta;
+    const page = (await app.pages.get(worklistPage, worklistInput(kind, filters, day)))!;
+    const controls = (
+      <WorklistControls
         kind={kind}
-        rows={rows}
         counts={counts}
         values={{ programa: filters.programa ?? '', entidad: filters.entidad ?? '', profesional: filters.profesional === null ? '' : String(filters.profesional) }}
         programas={[...options.programas]}
         entidades={[...options.entidades]}
         profesionales={profesionales}
         limit={WORKLIST_LIMIT}
-      />,
+      />
     );
+    return sendKeptPage(request, reply, page, { fill: [controls] });
   });
 
   // ---------------------------------------------------------------------------------------------------------

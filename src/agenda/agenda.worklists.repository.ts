@@ -52,16 +52,22 @@ function filtered<Q extends { where: (...a: any[]) => Q }>(q: Q, f: WorklistFilt
 }
 
 /** One worklist's rows (at most WORKLIST_LIMIT), for the day `today`. */
-export async function listWorklist(db: Executor, kind: WorklistKind, f: WorklistFilters, today: string, week: { desde: string; hasta: string }): Promise<WorklistRow[]> {
-  const base = db
-    .selectFrom('ingresos as i')
-    .innerJoin('patients as p', 'p.id', 'i.paciente_id')
-    .select(['p.id as paciente_id', 'p.nombre', 'p.apellido', 'p.programa', 'p.entidad_salud', 'p.celular', 'i.id as ingreso_id']);
+export async function listWorklist(db: Executor, kind: WorklistKind, f: WorklistFilters, today: string, week: Week): Promise<WorklistRow[]> {
+  return (await worklistQuery(db, kind, f, today, week, true).execute()) as WorklistRow[];
+}
+
+type Week = { desde: string; hasta: string };
+
+/**
+ * One worklist's statement, in list order and cut at its limit (`limit`: WORKLIST_LIMIT, or one more to count).
+ * `rows: false` selects the cycle's id alone: a count needs no patient's name, and better-sqlite3 then builds no row
+ * of eleven columns for each of the 201 rows counted.
+ */
+function worklistQuery(db: Executor, kind: WorklistKind, f: WorklistFilters, today: string, week: Week, rows: boolean, limit = WORKLIST_LIMIT) {
+  const base = db.selectFrom('ingresos as i').innerJoin('patients as p', 'p.id', 'i.paciente_id');
+  const patientColumns = ['p.id as paciente_id', 'p.nombre', 'p.apellido', 'p.programa', 'p.entidad_salud', 'p.celular', 'i.id as ingreso_id'] as const;
   if (kind === 'semana' || kind === 'vencidas' || kind === 'inasistencias') {
-    let q = base
-      .innerJoin('citas as c', 'c.ingreso_id', 'i.id')
-      .innerJoin('agenda_tipos as t', 't.codigo', 'c.tipo')
-      .select(['c.id as cita_id', 't.nombre as tipo_nombre']);
+    let q = base.innerJoin('citas as c', 'c.ingreso_id', 'i.id').innerJoin('agenda_tipos as t', 't.codigo', 'c.tipo');
     if (kind === 'semana') {
       // From today to Sunday: what fell due earlier this week is overdue (its own list).
       q = q.where('c.estado', '=', 'PENDIENTE').where('c.vence_el', '>=', today > week.desde ? today : week.desde).where('c.vence_el', '<=', week.hasta);
@@ -82,25 +88,19 @@ export async function listWorklist(db: Executor, kind: WorklistKind, f: Worklist
           and c2.estado in ('AGENDADA', 'ATENDIDA') and c2.inicio_min >= c.inicio_min - c.inicio_min % 1440)`);
     }
     const dateCol = kind === 'inasistencias' ? 'c.fecha' : 'c.vence_el';
-    const rows = await filtered(q.select([sql<string | null>`${sql.ref(dateCol)}`.as('fecha'), sql<string | null>`null`.as('detalle')]), f, 'c.ingreso_id')
-      .orderBy(sql.ref(dateCol))
-      .orderBy('c.id')
-      .limit(WORKLIST_LIMIT)
-      .execute();
-    return rows;
+    const selected = rows
+      ? q.select([...patientColumns, 'c.id as cita_id', 't.nombre as tipo_nombre', sql<string | null>`${sql.ref(dateCol)}`.as('fecha'), sql<string | null>`null`.as('detalle')])
+      : q.select('i.id as ingreso_id');
+    return filtered(selected, f, 'c.ingreso_id').orderBy(sql.ref(dateCol)).orderBy('c.id').limit(limit);
   }
   if (kind === 'sin_proxima') {
-    return filtered(
-      base
-        .select([sql<number | null>`null`.as('cita_id'), sql<string | null>`null`.as('tipo_nombre'), 'i.fecha_inicio as fecha', sql<string | null>`null`.as('detalle')])
-        .where('i.estado', '=', 'ACTIVO')
-        .where(sql<boolean>`not exists (select 1 from citas c where c.ingreso_id = i.id and (c.estado = 'PENDIENTE' or c.estado = 'AGENDADA'))`),
-      f,
-    )
-      .orderBy('i.fecha_inicio')
-      .orderBy('i.id')
-      .limit(WORKLIST_LIMIT)
-      .execute();
+    const q = base
+      .where('i.estado', '=', 'ACTIVO')
+      .where(sql<boolean>`not exists (select 1 from citas c where c.ingreso_id = i.id and (c.estado = 'PENDIENTE' or c.estado = 'AGENDADA'))`);
+    const selected = rows
+      ? q.select([...patientColumns, sql<number | null>`null`.as('cita_id'), sql<string | null>`null`.as('tipo_nombre'), 'i.fecha_inicio as fecha', sql<string | null>`null`.as('detalle')])
+      : q.select('i.id as ingreso_id');
+    return filtered(selected, f).orderBy('i.fecha_inicio').orderBy('i.id').limit(limit);
   }
   // CPAP: the AOS cycles whose latest CPAP download of the last 30 days shows non-adherence, and those past their
   // first 90 days without any download (decision 0103).
@@ -108,48 +108,40 @@ export async function listWorklist(db: Executor, kind: WorklistKind, f: Worklist
   const firstDeadline = addDays(today, -ADHERENCE.firstControlDays);
   const latest = sql`(select e.id from exam_records e where e.ingreso_id = i.id and e.kind = 'MONITOREO' and e.tipo = 'DESCARGA_CPAP'
       and e.anulado_at is null order by e.fecha desc, e.id desc limit 1)`;
-  return filtered(
-    base
-      .leftJoin('exam_records as e', (j) => j.on(sql<boolean>`e.id = ${latest}`))
-      .select([
+  const q = base
+    .leftJoin('exam_records as e', (j) => j.on(sql<boolean>`e.id = ${latest}`))
+    .where('i.estado', '=', 'ACTIVO')
+    .where('p.programa', '=', 'PROGRAMA AOS')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('e.id', 'is', null), eb('i.fecha_inicio', '<=', firstDeadline)]),
+        eb.and([
+          eb('e.fecha', '>=', since),
+          eb.or([eb('e.horas_uso_promedio', '<', ADHERENCE.minHorasHundredths), eb('e.porcentaje_noches_4h', '<', ADHERENCE.minNochesHundredths), eb('e.horas_uso_promedio', 'is', null), eb('e.porcentaje_noches_4h', 'is', null)]),
+        ]),
+      ]),
+    );
+  const selected = rows
+    ? q.select([
+        ...patientColumns,
         sql<number | null>`null`.as('cita_id'),
         sql<string | null>`null`.as('tipo_nombre'),
         sql<string | null>`coalesce(e.fecha, i.fecha_inicio)`.as('fecha'),
         sql<string | null>`case when e.id is null then 'sin_control' else cast(e.horas_uso_promedio as text) || '/' || cast(e.porcentaje_noches_4h as text) end`.as('detalle'),
       ])
-      .where('i.estado', '=', 'ACTIVO')
-      .where('p.programa', '=', 'PROGRAMA AOS')
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('e.id', 'is', null), eb('i.fecha_inicio', '<=', firstDeadline)]),
-          eb.and([
-            eb('e.fecha', '>=', since),
-            eb.or([eb('e.horas_uso_promedio', '<', ADHERENCE.minHorasHundredths), eb('e.porcentaje_noches_4h', '<', ADHERENCE.minNochesHundredths), eb('e.horas_uso_promedio', 'is', null), eb('e.porcentaje_noches_4h', 'is', null)]),
-          ]),
-        ]),
-      ),
-    f,
-  )
-    .orderBy('i.fecha_inicio')
-    .orderBy('i.id')
-    .limit(WORKLIST_LIMIT)
-    .execute();
+    : q.select('i.id as ingreso_id');
+  return filtered(selected, f).orderBy('i.fecha_inicio').orderBy('i.id').limit(limit);
 }
 
+export const WORKLIST_KINDS: readonly WorklistKind[] = ['semana', 'vencidas', 'inasistencias', 'sin_proxima', 'cpap'];
 
 /**
- * How many rows each worklist has (capped at WORKLIST_LIMIT + 1: "more than 200"). `known`: the counts the caller
- * already has (the list it just read), not read again.
+ * How many rows each worklist has, capped at WORKLIST_LIMIT + 1 ("more than 200"): the five lists' walks, each cut at
+ * its 201st row, counted in one statement.
  */
-export async function countWorklists(
-  db: Executor,
-  f: WorklistFilters,
-  today: string,
-  week: { desde: string; hasta: string },
-  known: Partial<Record<WorklistKind, number>> = {},
-): Promise<Record<WorklistKind, number>> {
-  const kinds: WorklistKind[] = ['semana', 'vencidas', 'inasistencias', 'sin_proxima', 'cpap'];
-  const out = {} as Record<WorklistKind, number>;
-  for (const k of kinds) out[k] = known[k] ?? (await listWorklist(db, k, f, today, week)).length;
-  return out;
+export async function countWorklists(db: Executor, f: WorklistFilters, today: string, week: Week): Promise<Record<WorklistKind, number>> {
+  const counted = WORKLIST_KINDS.map((k) => sql`(select count(*) from (${worklistQuery(db, k, f, today, week, false, WORKLIST_LIMIT + 1)}) as ${sql.id(`w_${k}`)}) as ${sql.id(k)}`);
+  const { rows } = await sql<Record<WorklistKind, number | string>>`select ${sql.join(counted)}`.execute(db);
+  const row = rows[0]!;
+  return Object.fromEntries(WORKLIST_KINDS.map((k) => [k, Number(row[k])])) as Record<WorklistKind, number>;
 }

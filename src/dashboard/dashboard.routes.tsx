@@ -8,7 +8,7 @@ import { sendCsvExport } from '../web/csv-export.js';
 import { exportCapita } from './dashboard.export.js';
 import { dashboardPage } from './dashboard.pages.js';
 import { novedadesRoutes } from './novedades.routes.js';
-import { agendaCountsPage } from '../agenda/agenda.pages.js';
+import { agendaCountsPage, countsInput, NO_FILTERS } from '../agenda/agenda.pages.js';
 import { FragmentSlot } from '../web/render.js';
 import { CAPITA_MESSAGES, parseCapitaMonth } from './dashboard.rules.js';
 import { CapitaReportForm, type CapitaForm } from './views/dashboard.page.js';
@@ -21,8 +21,8 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   async function sendDashboard(request: FastifyRequest, reply: FastifyReply, capitaForm: CapitaForm | null, status = 200) {
     const day = today(deps);
     const page = (await app.pages.get(dashboardPage, { today: day }))!;
-    // The agenda's worklist counts (issue 28), kept on their own tables, in the hole before the capitation form.
-    const agenda = (await app.pages.get(agendaCountsPage, { today: day }))!;
+    // The agenda's worklist counts (issue 28), kept on their own tables and shared with the unfiltered worklists, in the hole before the capitation form.
+    const agenda = (await app.pages.get(agendaCountsPage, countsInput(NO_FILTERS, day)))!;
     const { mes } = page.meta;
     const fill = (
       <>

@@ -318,7 +318,9 @@ describe(`query plans of the dashboard and the capitation report (engine=${ENGIN
     for (const counter of ['dashboard_open_counts', 'dashboard_cycle_counts', 'dashboard_monitoreo_counts']) {
       assert.ok(plans.some((p) => new RegExp(`from "${counter}"`).test(p.sql)), `${counter} is read`);
     }
-    const aggregates = plans.filter((p) => /count\(|sum\(/i.test(p.sql) && /"(patients|ingresos)"/.test(p.sql));
+    // The agenda's worklist counts (decision 0210) count each list's walk cut at its 201st row, not the tables.
+    const capped = (sql: string) => /^select \(select count\(\*\) from \(\(select /.test(sql) && !/count\(\*\) from "/.test(sql);
+    const aggregates = plans.filter((p) => /count\(|sum\(/i.test(p.sql) && /"(patients|ingresos)"/.test(p.sql) && !capped(p.sql));
     assert.deepEqual(aggregates.map((p) => p.sql), [], 'no count over patients or ingresos');
     assertUses(plans, ['ingresos_open_fecha_idx', 'patients_active_monitoreo_idx']);
   });
@@ -330,6 +332,17 @@ describe(`query plans of the dashboard and the capitation report (engine=${ENGIN
     assert.deepEqual(
       plans.map((p) => /from "(\w+)"/.exec(p.sql)?.[1]),
       ['sessions', 'table_versions', 'table_versions'],
+    );
+  });
+
+  test('a worklist served from the cache reads the session, the professionals and the table versions only', async () => {
+    await plansOfPage('/agenda/pendientes/?lista=cpap&programa=PROGRAMA+AOS', { kept: true });
+    const plans = await plansOfPage('/agenda/pendientes/?lista=cpap&programa=PROGRAMA+AOS', { kept: true });
+    // The professionals' names for the filter (each request's own), then the counts' and the list's versions
+    // (decision 0210): no list is walked again.
+    assert.deepEqual(
+      plans.map((p) => /from "(\w+)"/.exec(p.sql)?.[1]),
+      ['sessions', 'users', 'table_versions', 'table_versions'],
     );
   });
 

@@ -2,8 +2,7 @@
 import { patientLink } from './agenda.views.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { SelectField, type Choice, type FormValues } from '../../web/fields.js';
-import { Layout } from '../../web/layout.js';
-import type { PageContext } from '../../web/render.js';
+import { ContentMarker } from '../../web/render.js';
 import type { WorklistKind, WorklistRow } from '../agenda.worklists.repository.js';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -16,18 +15,6 @@ export const WORKLISTS: { kind: WorklistKind; label: string }[] = [
   { kind: 'cpap', label: 'CPAP no adherentes' },
 ];
 
-export interface WorklistPageProps {
-  ctx: PageContext;
-  kind: WorklistKind;
-  rows: WorklistRow[];
-  counts: Record<WorklistKind, number>;
-  values: FormValues;
-  programas: Choice[];
-  entidades: Choice[];
-  profesionales: Choice[];
-  limit: number;
-}
-
 const cpapDetail = (d: string | null) => {
   if (d === null) return '';
   if (d === 'sin_control') return 'Sin control de CPAP en los primeros 90 días';
@@ -36,14 +23,69 @@ const cpapDetail = (d: string | null) => {
   return `Uso promedio ${fmt(h)} h, ${fmt(n)} % de noches ≥ 4 h`;
 };
 
-/** GET /agenda/pendientes/: the worklists, filterable by program, insurer and professional. */
-export function WorklistPage(p: WorklistPageProps) {
+/**
+ * GET /agenda/pendientes/, the kept part: the list's heading and rows. The lists' links with their counts and the
+ * filter form go in its hole (WorklistControls): the counts are kept apart, per filters and day, shared by the five
+ * lists and the dashboard.
+ */
+export function WorklistContent({ kind, rows }: { kind: WorklistKind; rows: WorklistRow[] }) {
+  const current = WORKLISTS.find((w) => w.kind === kind)!;
+  return (
+    <>
+      <h1>Pendientes: {current.label}</h1>
+      <ContentMarker />
+      {rows.length === 0 ? (
+        <p>Nada pendiente en esta lista.</p>
+      ) : (
+        <table class="table">
+          <thead>
+            <tr>
+              <th scope="col">Paciente</th>
+              <th scope="col">Programa</th>
+              <th scope="col">Entidad</th>
+              <th scope="col">{kind === 'cpap' ? 'Último control' : kind === 'sin_proxima' ? 'Inicio del ciclo' : 'Fecha'}</th>
+              <th scope="col">Detalle</th>
+              <th scope="col">Acción</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr data-paciente={String(r.paciente_id)}>
+                <td data-label="Paciente">{patientLink(r)}</td>
+                <td data-label="Programa">{r.programa}</td>
+                <td data-label="Entidad">{r.entidad_salud}</td>
+                <td data-label="Fecha">{r.fecha ? formatDateEs(r.fecha) : ''}</td>
+                <td data-label="Detalle">{kind === 'cpap' ? cpapDetail(r.detalle) : (r.tipo_nombre ?? '')}</td>
+                <td data-label="Acción">
+                  <a class="button small" href={`/agenda/citas/nueva/?patient_id=${r.paciente_id}`}>
+                    Agendar
+                  </a>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
+
+export interface WorklistControlsProps {
+  kind: WorklistKind;
+  counts: Record<WorklistKind, number>;
+  values: FormValues;
+  programas: Choice[];
+  entidades: Choice[];
+  profesionales: Choice[];
+  limit: number;
+}
+
+/** The five lists' links with their counts, and the filters: each request's own, in the kept list's hole. */
+export function WorklistControls(p: WorklistControlsProps) {
   const query = (kind: WorklistKind) =>
     `/agenda/pendientes/?lista=${kind}${p.values.programa ? `&programa=${encodeURIComponent(p.values.programa)}` : ''}${p.values.entidad ? `&entidad=${encodeURIComponent(p.values.entidad)}` : ''}${p.values.profesional ? `&profesional=${p.values.profesional}` : ''}`;
-  const current = WORKLISTS.find((w) => w.kind === p.kind)!;
   return (
-    <Layout ctx={p.ctx} title="Pendientes de la agenda">
-      <h1>Pendientes: {current.label}</h1>
+    <>
       <nav class="actions" aria-label="Listas">
         {WORKLISTS.map((w) => (
           <a class={w.kind === p.kind ? 'button small primary' : 'button small'} href={query(w.kind)} aria-current={w.kind === p.kind ? 'page' : undefined} data-count={String(p.counts[w.kind])}>
@@ -60,39 +102,7 @@ export function WorklistPage(p: WorklistPageProps) {
           Filtrar
         </button>
       </form>
-      {p.rows.length === 0 ? (
-        <p>Nada pendiente en esta lista.</p>
-      ) : (
-        <table class="table">
-          <thead>
-            <tr>
-              <th scope="col">Paciente</th>
-              <th scope="col">Programa</th>
-              <th scope="col">Entidad</th>
-              <th scope="col">{p.kind === 'cpap' ? 'Último control' : p.kind === 'sin_proxima' ? 'Inicio del ciclo' : 'Fecha'}</th>
-              <th scope="col">Detalle</th>
-              <th scope="col">Acción</th>
-            </tr>
-          </thead>
-          <tbody>
-            {p.rows.map((r) => (
-              <tr data-paciente={String(r.paciente_id)}>
-                <td data-label="Paciente">{patientLink(r)}</td>
-                <td data-label="Programa">{r.programa}</td>
-                <td data-label="Entidad">{r.entidad_salud}</td>
-                <td data-label="Fecha">{r.fecha ? formatDateEs(r.fecha) : ''}</td>
-                <td data-label="Detalle">{p.kind === 'cpap' ? cpapDetail(r.detalle) : (r.tipo_nombre ?? '')}</td>
-                <td data-label="Acción">
-                  <a class="button small" href={`/agenda/citas/nueva/?patient_id=${r.paciente_id}`}>
-                    Agendar
-                  </a>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </Layout>
+    </>
   );
 }
 
