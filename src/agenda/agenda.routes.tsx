@@ -1,7 +1,8 @@
 // The agenda's pages (issue 28): the day, booking, a visit and its changes, the worklists. Routes parse, call one
-// action and render or redirect; the pages are not kept (decision 0100).
+// action and render or redirect; the day and week are a kept page (agenda.pages.tsx, decision 0200).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addDays } from '../shared/dates.js';
+import { sendKeptPage } from '../platform/pages/cached-page.js';
 import { actionContext } from '../web/action-context.js';
 import { today } from '../web/deps.js';
 import { sendErrorPage } from '../web/errors.js';
@@ -17,7 +18,7 @@ import { countWorklists, listWorklist, WORKLIST_LIMIT, type WorklistKind } from 
 import { listConsents, listFeedsOf, listFeedVisits, listRemindersOn, liveChannelsOf } from './agenda.contact.repository.js';
 import { reminderText, startMinute, weekStart, whatsappLink } from './agenda.rules.js';
 import { attendForm, bookingForm, cancelForm, consentForm, parseAgendaQuery, remindForm, rescheduleForm, withdrawConsentForm } from './agenda.schema.js';
-import { AgendaDayPage } from './views/agenda.day.views.js';
+import { agendaDayPage } from './agenda.pages.js';
 import { BookingPage, VisitPage } from './views/agenda.views.js';
 import { WorklistPage, WORKLISTS } from './views/agenda.worklists.views.js';
 
@@ -36,29 +37,8 @@ export async function agendaRoutes(app: FastifyInstance, options: AgendaRoutesOp
 
   app.get('/', async (request, reply) => {
     const day = today(app.deps);
-    const q = parseAgendaQuery(request.query, day);
-    const desde = q.semana ? weekStart(q.fecha) : q.fecha;
-    const hasta = q.semana ? addDays(desde, 6) : q.fecha;
-    const step = q.semana ? 7 : 1;
-    const visits = await listBookedVisits(db, { desde, hasta, profesional: q.profesional, recurso: q.recurso });
-    return sendPage(
-      reply,
-      <AgendaDayPage
-        ctx={pageContext(request, reply)}
-        fecha={q.fecha}
-        desde={desde}
-        hasta={hasta}
-        semana={q.semana}
-        profesional={q.profesional}
-        recurso={q.recurso}
-        visits={visits}
-        profesionales={await profesionalChoices()}
-        recursos={await recursoChoices()}
-        prev={addDays(q.fecha, -step)}
-        next={addDays(q.fecha, step)}
-        today={day}
-      />,
-    );
+    const page = await app.pages.get(agendaDayPage, { query: parseAgendaQuery(request.query, day), today: day });
+    return sendKeptPage(request, reply, page!);
   });
 
   const sendBooking = async (request: FastifyRequest, reply: FastifyReply, patientId: number, values: FormValues, errors: FieldErrors) => {
