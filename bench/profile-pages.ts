@@ -180,6 +180,9 @@ Object.assign(PAGES, {
   'agenda-day': () => `/agenda/?fecha=${aroundToday()}`,
   'agenda-day-prof': () => `/agenda/?fecha=${aroundToday()}&profesional=${aProfessional()}`,
   'agenda-week': () => `/agenda/?fecha=${aroundToday()}&vista=semana&profesional=${aProfessional()}`,
+  // The whole clinic's week (its first page once the clinic's days are paged), and a page further in.
+  'agenda-week-clinic': () => `/agenda/?fecha=${aroundToday()}&vista=semana`,
+  'agenda-week-clinic-p30': () => `/agenda/?fecha=${aroundToday()}&vista=semana&pagina=30`,
   worklists: () => `/agenda/pendientes/?lista=${WORKLIST_KINDS[Math.floor(r() * WORKLIST_KINDS.length)]}`,
   'worklists-filtered': () =>
     `/agenda/pendientes/?lista=${WORKLIST_KINDS[Math.floor(r() * WORKLIST_KINDS.length)]}&programa=PROGRAMA+AOS&profesional=${aProfessional()}`,
