@@ -1,10 +1,11 @@
 // The agenda's scenarios (issue 28): the day agenda of random days around today (the whole clinic, one
 // professional), the week, each worklist of /agenda/pendientes/ with and without filters, and booking under the mixed
 // load (POST /agenda/citas/nueva/ at a steady rate beside the agenda's reads and the mixed writer of issue 14).
-// The day and week are not kept pages (decision 0100): each request is the page's own cost. The worklists and their
-// counts are kept (decision 0210): the hit rate printed beside them says how often a request found its list kept, in
-// what coordinators request (a-list-coord) and with random filters (a-list-filtered, the worst case). Like
-// bench/uncached.ts, every request draws its day, professional or filters anew.
+// The day and week are a kept page (decision 0200, amending 0100): a request draws its day (29 of them), professional
+// or page anew, so a run starts by rendering what it asks for and then mostly finds it kept, until a booking or a
+// write of the mixed load changes the agenda; the hit rate printed beside each scenario says how often. The whole
+// clinic's days are paged (100 visits a page): the week's pages are drawn too. The worklists and their counts are
+// kept too (decision 0210): what coordinators request (a-list-coord) and random filters (a-list-filtered, the worst case).
 // `npm run bench -- --only agenda` runs them alone.
 
 import { sql, type Kysely } from 'kysely';
@@ -79,6 +80,8 @@ function paths(a: AgendaData, r: Random) {
     dayProf: () => `/agenda/?${q({ fecha: day(), profesional: prof() })}`,
     week: () => `/agenda/?${q({ fecha: day(), vista: 'semana', profesional: prof() })}`,
     weekAll: () => `/agenda/?${q({ fecha: day(), vista: 'semana' })}`,
+    // A whole clinic's week runs to about 70 pages of 100 at 100,000 patients: any of the first 60.
+    weekAllPages: () => `/agenda/?${q({ fecha: day(), vista: 'semana', pagina: String(1 + Math.floor(r() * 60)) })}`,
     worklist: (kind: string) => () => `/agenda/pendientes/?${q({ lista: kind })}`,
     filtered: () => `/agenda/pendientes/?${q({ lista: pickOf(r, WORKLIST_KINDS), ...filters() })}`,
     coordinator: () => {
@@ -121,6 +124,7 @@ export function agendaScenarios(a: AgendaData): Scenario[] {
     pool('a-day-prof', `/agenda/?fecha=&profesional= random day and professional`, p.dayProf),
     pool('a-week', '/agenda/?vista=semana&profesional= random week and professional', p.week),
     pool('a-week-all', '/agenda/?vista=semana random week, whole clinic', p.weekAll),
+    pool('a-week-all-pages', '/agenda/?vista=semana&pagina= random week and page, whole clinic', p.weekAllPages),
     ...WORKLIST_KINDS.map((k) => pool(`a-list-${k}`, `/agenda/pendientes/?lista=${k}`, p.worklist(k))),
     pool('a-list-coord', '/agenda/pendientes/ what coordinators request', p.coordinator),
     pool('a-list-filtered', '/agenda/pendientes/ random list and filters', p.filtered),

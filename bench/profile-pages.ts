@@ -195,6 +195,9 @@ Object.assign(PAGES, {
   'agenda-day': () => `/agenda/?fecha=${aroundToday()}`,
   'agenda-day-prof': () => `/agenda/?fecha=${aroundToday()}&profesional=${aProfessional()}`,
   'agenda-week': () => `/agenda/?fecha=${aroundToday()}&vista=semana&profesional=${aProfessional()}`,
+  // The whole clinic's week (its first page once the clinic's days are paged), and a page further in.
+  'agenda-week-clinic': () => `/agenda/?fecha=${aroundToday()}&vista=semana`,
+  'agenda-week-clinic-p30': () => `/agenda/?fecha=${aroundToday()}&vista=semana&pagina=30`,
   worklists: () => `/agenda/pendientes/?lista=${WORKLIST_KINDS[Math.floor(r() * WORKLIST_KINDS.length)]}`,
   'worklists-filtered': () =>
     `/agenda/pendientes/?lista=${WORKLIST_KINDS[Math.floor(r() * WORKLIST_KINDS.length)]}&programa=PROGRAMA+AOS&profesional=${aProfessional()}`,
@@ -260,6 +263,8 @@ for (const [name, next] of Object.entries(PAGES)) {
   meter.statements = 0;
   meter.ns = 0n;
   bySql.clear();
+  // With --keep-pages, the kept pages' hits and renders during the measured requests (printed after the line).
+  const keptBefore = app.pages.counts();
   let bytes = 0;
   const cpu = cpuNow();
   const main = mainThreadNow();
@@ -278,6 +283,8 @@ for (const [name, next] of Object.entries(PAGES)) {
   console.log(
     `${name.padEnd(14)} ${statements.toFixed(1).padStart(9)} ${us.toFixed(0).padStart(10)} ${driver.toFixed(0).padStart(12)} ${(us - driver).toFixed(0).padStart(8)} ${(bytes / N / 1024).toFixed(1).padStart(6)} ${mainUs.padStart(14)}${turn}`,
   );
+  const keptAfter = app.pages.counts();
+  if (args['keep-pages']) console.log(`    kept pages: ${keptAfter.hits - keptBefore.hits} hits, ${keptAfter.misses - keptBefore.misses} renders`);
   for (const [text, s] of [...bySql].sort((a, b) => Number(b[1].ns - a[1].ns))) {
     console.log(`    ${(s.n / N).toFixed(1).padStart(4)}× ${(Number(s.ns) / 1000 / s.n).toFixed(0).padStart(5)} µs  ${text}`);
   }

@@ -55,6 +55,7 @@ type Write =
   | { kind: 'bookVisit'; patient: number; hour: number }
   | { kind: 'noShow'; visit: number }
   | { kind: 'cpapControl'; patient: number; horas: number; noches: number; day: number }
+  | { kind: 'changeVisit'; visit: number; change: 'reprogramar' | 'cancelar' | 'atendida' | 'no-asistio'; hour: number; recurso: boolean }
   | { kind: 'nextDay' };
 
 const APELLIDOS = ['Gómez', 'Gonzalez', 'Pérez', 'Zuluaga', 'Álvarez'];
@@ -73,6 +74,8 @@ const CASES: Readonly<Record<string, (world: World) => string[]>> = {
   dashboard: () => ['/dashboard/'],
   'agenda.counts': () => ['/dashboard/', ...worklistUrls()],
   'agenda.worklist': () => worklistUrls(),
+  // The day and the week: the clinic's, the staff member's (user 2) and a resource's (seeded, id 1); today moves.
+  'agenda.day': () => ['/agenda/', '/agenda/?vista=semana', '/agenda/?vista=semana&pagina=2', '/agenda/?vista=semana&profesional=2', '/agenda/?recurso=1&vista=semana'],
   'patients.record': ({ recent }) => recent.map((id) => `/patients/${id}/`),
   'exams.clinical': ({ recent }) => recent.map((id) => `/exams/${id}/`),
 };
@@ -101,6 +104,13 @@ const writeArb: fc.Arbitrary<Write> = fc.oneof(
   fc.record({ kind: fc.constant('userActive' as const), active: fc.boolean() }),
   fc.record({ kind: fc.constant('consent' as const), patient: fc.nat(), canal: fc.constantFrom('WHATSAPP' as const, 'SMS' as const) }),
   fc.record({ kind: fc.constant('bookVisit' as const), patient: fc.nat(), hour: fc.integer({ min: 7, max: 17 }) }),
+  fc.record({
+    kind: fc.constant('changeVisit' as const),
+    visit: fc.nat(),
+    change: fc.constantFrom('reprogramar' as const, 'cancelar' as const, 'atendida' as const, 'no-asistio' as const),
+    hour: fc.integer({ min: 7, max: 17 }),
+    recurso: fc.boolean(),
+  }),
   fc.constant({ kind: 'nextDay' as const }),
   fc.record({ kind: fc.constant('noShow' as const), visit: fc.nat() }),
   fc.record({ kind: fc.constant('cpapControl' as const), patient: fc.nat(), horas: fc.constantFrom(399, 400, 650), noches: fc.constantFrom(6900, 7000, 9000), day: fc.integer({ min: 0, max: 40 }) }),
@@ -293,6 +303,24 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
           .insertInto('exam_records')
           .values({ ingreso_id: active.id, kind: 'MONITOREO', tipo: 'DESCARGA_CPAP', fecha: fecha < active.fecha_inicio ? active.fecha_inicio : fecha, registrado_por: staffId, created_at: now, horas_uso_promedio: w.horas, porcentaje_noches_4h: w.noches } as never)
           .execute();
+        return;
+      }
+      case 'changeVisit': {
+        // A booked visit moved (today, perhaps to a resource), cancelled, attended or missed, through its forms.
+        const booked = (await db.selectFrom('citas').select('id').where('estado', '=', 'AGENDADA').orderBy('id').execute()).map((r) => r.id);
+        const cita = pick(booked, w.visit);
+        if (cita === undefined) return;
+        const fields: Record<string, string> =
+          w.change === 'reprogramar'
+            ? { fecha: day, hora: `${String(w.hour).padStart(2, '0')}:30`, duracion_min: '30', profesional: String(staffId), recurso: w.recurso ? '1' : '' }
+            : w.change === 'cancelar'
+              ? { motivo: 'Lo pidió el paciente' }
+              : w.change === 'atendida'
+                ? { exam_record_id: '' }
+                : {};
+        const res = await freshClient.post(`/agenda/citas/${cita}/${w.change}/`, fields);
+        assert.ok(res.status === 302 || res.status === 422, `${w.change} answered ${res.status}`);
+        if (res.status === 302) await freshClient.get(res.location!);
         return;
       }
       case 'nextDay':

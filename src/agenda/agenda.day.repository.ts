@@ -14,9 +14,48 @@ export interface AgendaFilters {
   recurso: number | null;
 }
 
-/** The booked, attended and missed visits of the days from `desde` to `hasta`, by day and time. */
-export async function listBookedVisits(db: Executor, f: AgendaFilters) {
+/** Visits a page of the whole clinic's days shows (a day is about a thousand at 100,000 patients, a week seven). */
+export const AGENDA_PAGE_SIZE = 100;
+/** Visits one professional's or one resource's days show at most (a week is a few dozen). */
+const AGENDA_WHOLE_LIMIT = 1000;
+
+/** The booked, attended and missed visits of the days from `desde` to `hasta` (the citas alone, aliased c). */
+function bookedOn(db: Executor, f: AgendaFilters) {
   let q = db
+    .selectFrom('citas as c')
+    .where('c.fecha', '>=', f.desde)
+    .where('c.fecha', '<=', f.hasta)
+    // The same days as minutes (a booked visit has both): with a professional or a resource, their index's range.
+    .where('c.inicio_min', '>=', startMinute(f.desde, '00:00'))
+    .where('c.inicio_min', '<', startMinute(addDays(f.hasta, 1), '00:00'))
+    // Booked, attended or missed, said as "none of the others": an equality on estado would make SQLite (no
+    // statistics) walk every booked visit of the clinic's history by estado instead of the days' range by date.
+    .where('c.estado', 'not in', ['PENDIENTE', 'CANCELADA', 'PAUSADA']);
+  if (f.profesional !== null) q = q.where('c.profesional_id', '=', f.profesional);
+  if (f.recurso !== null) q = q.where('c.recurso_id', '=', f.recurso);
+  return q;
+}
+
+/** How many visits the days hold (a whole clinic's days are paged by it). */
+export async function countBookedVisits(db: Executor, f: AgendaFilters): Promise<number> {
+  const row = await bookedOn(db, f).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * The visits of the days by day, time and id, with what the agenda shows of each: those of `page` (a whole
+ * clinic's days, counted by countBookedVisits), or the first thousand. The page is cut from the index alone
+ * (citas_dia_idx or the professional's or resource's), and only its visits are joined.
+ */
+export async function listBookedVisits(db: Executor, f: AgendaFilters, page?: { offset: number; limit: number }) {
+  const ids = bookedOn(db, f)
+    .select('c.id')
+    .orderBy('c.fecha')
+    .orderBy('c.hora')
+    .orderBy('c.id')
+    .limit(page?.limit ?? AGENDA_WHOLE_LIMIT)
+    .offset(page?.offset ?? 0);
+  return db
     .selectFrom('citas as c')
     .innerJoin('patients as p', 'p.id', 'c.paciente_id')
     .innerJoin('agenda_tipos as t', 't.codigo', 'c.tipo')
@@ -39,17 +78,11 @@ export async function listBookedVisits(db: Executor, f: AgendaFilters) {
       'u.username as profesional',
       'r.nombre as recurso',
     ])
-    .where('c.fecha', '>=', f.desde)
-    .where('c.fecha', '<=', f.hasta)
-    // The same days as minutes (a booked visit has both): with a professional or a resource, their index's range.
-    .where('c.inicio_min', '>=', startMinute(f.desde, '00:00'))
-    .where('c.inicio_min', '<', startMinute(addDays(f.hasta, 1), '00:00'))
-    // Booked, attended or missed, said as "none of the others": an equality on estado would make SQLite (no
-    // statistics) walk every booked visit of the clinic's history by estado instead of the days' range by date.
-    .where('c.estado', 'not in', ['PENDIENTE', 'CANCELADA', 'PAUSADA']);
-  if (f.profesional !== null) q = q.where('c.profesional_id', '=', f.profesional);
-  if (f.recurso !== null) q = q.where('c.recurso_id', '=', f.recurso);
-  return q.orderBy('c.fecha').orderBy('c.hora').orderBy('c.id').limit(1000).execute();
+    .where('c.id', 'in', ids)
+    .orderBy('c.fecha')
+    .orderBy('c.hora')
+    .orderBy('c.id')
+    .execute();
 }
 export type BookedVisit = Awaited<ReturnType<typeof listBookedVisits>>[number];
 

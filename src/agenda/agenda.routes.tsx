@@ -1,5 +1,5 @@
 // The agenda's pages (issue 28): the day, booking, a visit and its changes, the worklists. Routes parse, call one
-// action and render or redirect; the worklists are kept pages (decision 0210), the others not (decision 0100).
+// action and render or redirect; the day and week (decision 0200) and the worklists (decision 0210) are kept pages.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addDays } from '../shared/dates.js';
 import { actionContext } from '../web/action-context.js';
@@ -14,12 +14,11 @@ import { ConsentPage, FeedPage, RemindersPage } from './views/contact.views.js';
 import { findAjustes, findBookingPatient, listCycleExamsOn, listProfesionales, listRecursos, listTipos } from './agenda.repository.js';
 import { findVisitDetail, listBookedVisits, listCycleVisits, listVisitHistoryWithUsers } from './agenda.day.repository.js';
 import { WORKLIST_LIMIT, type WorklistKind } from './agenda.worklists.repository.js';
-import { agendaCountsPage, countsInput, worklistInput, worklistPage } from './agenda.pages.js';
+import { agendaCountsPage, agendaDayPage, countsInput, worklistInput, worklistPage } from './agenda.pages.js';
 import { sendKeptPage } from '../platform/pages/cached-page.js';
 import { listConsents, listFeedsOf, listFeedVisits, listRemindersOn, liveChannelsOf } from './agenda.contact.repository.js';
 import { reminderText, startMinute, weekStart, whatsappLink } from './agenda.rules.js';
 import { attendForm, bookingForm, cancelForm, consentForm, parseAgendaQuery, remindForm, rescheduleForm, withdrawConsentForm } from './agenda.schema.js';
-import { AgendaDayPage } from './views/agenda.day.views.js';
 import { BookingPage, VisitPage } from './views/agenda.views.js';
 import { WorklistControls, WORKLISTS } from './views/agenda.worklists.views.js';
 
@@ -38,29 +37,8 @@ export async function agendaRoutes(app: FastifyInstance, options: AgendaRoutesOp
 
   app.get('/', async (request, reply) => {
     const day = today(app.deps);
-    const q = parseAgendaQuery(request.query, day);
-    const desde = q.semana ? weekStart(q.fecha) : q.fecha;
-    const hasta = q.semana ? addDays(desde, 6) : q.fecha;
-    const step = q.semana ? 7 : 1;
-    const visits = await listBookedVisits(db, { desde, hasta, profesional: q.profesional, recurso: q.recurso });
-    return sendPage(
-      reply,
-      <AgendaDayPage
-        ctx={pageContext(request, reply)}
-        fecha={q.fecha}
-        desde={desde}
-        hasta={hasta}
-        semana={q.semana}
-        profesional={q.profesional}
-        recurso={q.recurso}
-        visits={visits}
-        profesionales={await profesionalChoices()}
-        recursos={await recursoChoices()}
-        prev={addDays(q.fecha, -step)}
-        next={addDays(q.fecha, step)}
-        today={day}
-      />,
-    );
+    const page = await app.pages.get(agendaDayPage, { query: parseAgendaQuery(request.query, day), today: day });
+    return sendKeptPage(request, reply, page!);
   });
 
   const sendBooking = async (request: FastifyRequest, reply: FastifyReply, patientId: number, values: FormValues, errors: FieldErrors) => {

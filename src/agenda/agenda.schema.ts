@@ -72,15 +72,29 @@ export const cancelForm = z.object({
 
 export const attendForm = z.object({ exam_record_id: optionalId(AGENDA_MSG.examOther) });
 
-/** The day view's query: a day (today when absent or malformed), and optionally one professional or resource's week. */
-export function parseAgendaQuery(query: unknown, today: string): { fecha: string; profesional: number | null; recurso: number | null; semana: boolean } {
+/**
+ * The day view's query: a day (today when absent or malformed), and optionally one professional or resource's week.
+ * `pagina` pages the whole clinic's days (1 when absent or malformed, and for one professional's or resource's
+ * days, which are shown whole); a page past the last shows the last.
+ */
+export interface AgendaQuery {
+  fecha: string;
+  profesional: number | null;
+  recurso: number | null;
+  semana: boolean;
+  pagina: number;
+}
+export function parseAgendaQuery(query: unknown, today: string): AgendaQuery {
   const q = (query ?? {}) as Record<string, unknown>;
   const str = (k: string) => (typeof q[k] === 'string' ? (q[k]).trim() : '');
+  const profesional = parseId(str('profesional'));
+  const recurso = parseId(str('recurso'));
   return {
     fecha: parseIsoDate(str('fecha')) ?? today,
-    profesional: parseId(str('profesional')),
-    recurso: parseId(str('recurso')),
+    profesional,
+    recurso,
     semana: str('vista') === 'semana',
+    pagina: profesional === null && recurso === null ? (parseId(str('pagina')) ?? 1) : 1,
   };
 }
 

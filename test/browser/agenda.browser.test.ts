@@ -132,3 +132,49 @@ test('every agenda page on a phone (390 × 844): no sideways scroll, axe clean',
   }
   assert.deepEqual(found, []);
 });
+
+test("a whole clinic's day of more than a hundred visits, paged: the page links on a phone and a desktop", async () => {
+  // 150 visits on Wednesday 2026-12-02, two minutes each from 07:00, straight into the table (the bookings' forms
+  // are tested above): two pages of the whole clinic's day.
+  const ingreso = await b.ctx.db.selectFrom('ingresos').select(['id', 'paciente_id']).where('paciente_id', '=', ids.alba!).executeTakeFirstOrThrow();
+  const now = b.ctx.clock.now().toISOString();
+  const base = Date.UTC(2026, 11, 2) / 60_000;
+  for (let i = 0; i < 150; i++) {
+    const min = 7 * 60 + 2 * i;
+    await b.ctx.db
+      .insertInto('citas')
+      .values({
+        paciente_id: ingreso.paciente_id,
+        ingreso_id: ingreso.id,
+        tipo: 'CONTROL_CPAP',
+        estado: 'AGENDADA',
+        plan_visita_id: null,
+        vence_el: null,
+        fecha: '2026-12-02',
+        hora: `${String(Math.floor(min / 60)).padStart(2, '0')}:${String(min % 60).padStart(2, '0')}`,
+        duracion_min: 2,
+        inicio_min: base + min,
+        fin_min: base + min + 2,
+        profesional_id: coordinator.id,
+        recurso_id: null,
+        exam_record_id: null,
+        motivo: null,
+        recordado_at: null,
+        recordado_por: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+  }
+  for (const viewport of [{ width: 390, height: 844 }, { width: 1366, height: 900 }]) {
+    const page = await open(viewport);
+    const found: string[] = [];
+    await page.goto('/agenda/?fecha=2026-12-02');
+    assert.match((await page.locator('.result-count').textContent()) ?? '', /150 citas · página 1 de 2/);
+    await page.getByRole('link', { name: 'Siguiente ›' }).click();
+    await page.waitForURL('**/agenda/?fecha=2026-12-02&pagina=2');
+    assert.equal(await page.locator('tr[data-cita]').count(), 50);
+    for (const p of await problemsOf(page)) found.push(`${viewport.width}: ${p}`);
+    assert.deepEqual(found, []);
+  }
+});

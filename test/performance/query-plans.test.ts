@@ -275,8 +275,9 @@ describe(`query plans (engine=${ENGINE})`, () => {
 // large table is scanned in full (its planner has statistics and may take another index on a few rows).
 describe(`query plans of the agenda (engine=${ENGINE})`, () => {
   const day = '2026-11-23';
-  test('the day of the whole clinic is a range of citas_fecha_idx; of a professional, of citas_profesional_idx', async () => {
-    assertUses(await plansOfPage(`/agenda/?fecha=${day}`), SQLITE ? ['citas_fecha_idx'] : []);
+  test('the day of the whole clinic is a range of citas_dia_idx, counted and paged in it; of a professional, of citas_profesional_idx', async () => {
+    assertUses(await plansOfPage(`/agenda/?fecha=${day}`), SQLITE ? ['COVERING INDEX citas_dia_idx (fecha>? AND fecha<?)'] : []);
+    assertUses(await plansOfPage(`/agenda/?fecha=${day}&vista=semana&pagina=3`), SQLITE ? ['COVERING INDEX citas_dia_idx (fecha>? AND fecha<?)'] : []);
     assertUses(await plansOfPage(`/agenda/?fecha=${day}&profesional=1`), SQLITE ? ['citas_profesional_idx (profesional_id=? AND inicio_min>? AND inicio_min<?)'] : []);
     assertUses(await plansOfPage(`/agenda/?fecha=${day}&vista=semana&profesional=1`), SQLITE ? ['citas_profesional_idx (profesional_id=? AND inicio_min>? AND inicio_min<?)'] : []);
   });

@@ -1,16 +1,16 @@
 // The agenda's day and week (issue 28).
 import { formatDateEs } from '../../shared/dates.js';
 import { SelectField, TextField, type Choice } from '../../web/fields.js';
-import { Layout } from '../../web/layout.js';
-import type { PageContext } from '../../web/render.js';
+import { Pagination } from '../../web/pagination.js';
 import { estadoLabel, longDateEs } from '../agenda.rules.js';
-import type { BookedVisit } from '../agenda.day.repository.js';
+import { AGENDA_PAGE_SIZE, type BookedVisit } from '../agenda.day.repository.js';
 import { endOf, patientLink } from './agenda.views.js';
 
 // ---------------------------------------------------------------------------------------------------------
 
+const PAGE_SIZE_TEXT = `${AGENDA_PAGE_SIZE} por página`;
+
 export interface AgendaDayProps {
-  ctx: PageContext;
   fecha: string;
   desde: string;
   hasta: string;
@@ -18,6 +18,8 @@ export interface AgendaDayProps {
   profesional: number | null;
   recurso: number | null;
   visits: BookedVisit[];
+  /** The whole clinic's days come a page at a time; one professional's or resource's, whole (null). */
+  paging: { total: number; page: number; pageCount: number } | null;
   profesionales: Choice[];
   recursos: Choice[];
   prev: string;
@@ -25,14 +27,17 @@ export interface AgendaDayProps {
   today: string;
 }
 
-/** GET /agenda/: the clinic's day (or a professional's or a resource's day or week), printable. */
-export function AgendaDayPage(p: AgendaDayProps) {
+/**
+ * GET /agenda/: the clinic's day (or a professional's or a resource's day or week), printable. The content of a
+ * kept page (agenda.pages.tsx): nothing of the request's own, the layout comes with sendKeptPage.
+ */
+export function AgendaDayContent(p: AgendaDayProps) {
   const who = p.profesional !== null ? p.profesionales.find((c) => c.value === String(p.profesional))?.label : p.recurso !== null ? p.recursos.find((c) => c.value === String(p.recurso))?.label : null;
   const title = p.semana ? `Agenda de la semana del ${formatDateEs(p.desde)}` : `Agenda del ${longDateEs(p.fecha)}`;
   const values = { fecha: p.fecha, profesional: p.profesional === null ? '' : String(p.profesional), recurso: p.recurso === null ? '' : String(p.recurso), vista: p.semana ? 'semana' : 'dia' };
   const link = (fecha: string) => `/agenda/?fecha=${fecha}${p.profesional !== null ? `&profesional=${p.profesional}` : ''}${p.recurso !== null ? `&recurso=${p.recurso}` : ''}${p.semana ? '&vista=semana' : ''}`;
   return (
-    <Layout ctx={p.ctx} title="Agenda">
+    <>
       <h1>
         {title}
         {who ? ` · ${who}` : ''}
@@ -63,6 +68,12 @@ export function AgendaDayPage(p: AgendaDayProps) {
           Ver
         </button>
       </form>
+      {p.paging !== null && p.paging.total > 0 && (
+        <p class="result-count" data-total={String(p.paging.total)}>
+          {`${p.paging.total.toLocaleString('es-CO')} ${p.paging.total === 1 ? 'cita' : 'citas'}`}
+          {p.paging.pageCount > 1 && ` · página ${p.paging.page} de ${p.paging.pageCount}, ${PAGE_SIZE_TEXT}`}
+        </p>
+      )}
       {p.visits.length === 0 ? (
         <p>No hay citas agendadas.</p>
       ) : (
@@ -97,6 +108,9 @@ export function AgendaDayPage(p: AgendaDayProps) {
           </tbody>
         </table>
       )}
-    </Layout>
+      {p.paging !== null && (
+        <Pagination base="/agenda/" params={{ fecha: p.fecha, vista: p.semana ? 'semana' : null }} page={p.paging.page} pageCount={p.paging.pageCount} pageParam="pagina" />
+      )}
+    </>
   );
 }

@@ -40,6 +40,7 @@ import * as searchCoveringIndexes from './20261127_0440_search_covering_indexes.
 import * as patientListBlocks from './20261127_0441_patient_list_blocks.js';
 import * as agendaWorklistsCovering from './20261127_0480_agenda_worklists_covering.js';
 import * as examRecordsCpapLatest from './20261127_0481_exam_records_cpap_latest.js';
+import * as agendaDayCovering from './20261128_0500_agenda_day_covering.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
 export const migrations: Record<string, Migration> = {
@@ -84,4 +85,5 @@ export const migrations: Record<string, Migration> = {
   '20261127_0441_patient_list_blocks': patientListBlocks,
   '20261127_0480_agenda_worklists_covering': agendaWorklistsCovering,
   '20261127_0481_exam_records_cpap_latest': examRecordsCpapLatest,
+  '20261128_0500_agenda_day_covering': agendaDayCovering,
 };

@@ -1,0 +1,46 @@
+// The page links of a paged list (the patients', the exams', the enrolment report's, the agenda's).
+import { listUrl } from './form.js';
+
+export interface PaginationProps {
+  /** The list's path, e.g. '/patients/'. */
+  base: string;
+  /** Filters every page link keeps (empty ones are left out), e.g. { query_search, mes_filtro }. */
+  params: Record<string, string | number | null | undefined>;
+  page: number;
+  pageCount: number;
+  /** The query parameter of the page number, when a page has two lists ('page' by default). */
+  pageParam?: string;
+}
+
+/** Page links that keep the list's filters: first, previous, "Página X de Y", next, last. */
+export function Pagination({ base, params, page, pageCount, pageParam = 'page' }: PaginationProps) {
+  if (pageCount <= 1) return null;
+  const href = (n: number) => listUrl(base, { ...params, [pageParam]: n });
+  return (
+    <nav class="pagination" aria-label="Paginación">
+      {page > 1 && (
+        <>
+          <a href={href(1)} data-page="1">
+            « Primera
+          </a>
+          <a href={href(page - 1)} rel="prev" data-page={String(page - 1)}>
+            ‹ Anterior
+          </a>
+        </>
+      )}
+      <span aria-current="page">
+        Página {page} de {pageCount}
+      </span>
+      {page < pageCount && (
+        <>
+          <a href={href(page + 1)} rel="next" data-page={String(page + 1)}>
+            Siguiente ›
+          </a>
+          <a href={href(pageCount)} data-page={String(pageCount)}>
+            Última »
+          </a>
+        </>
+      )}
+    </nav>
+  );
+}
