@@ -1,4 +1,8 @@
-// npm run bench:data -- --patients N [--database URL] [--force] [--seed S] [--profesionales N] [--rips-month]
+// npm run bench:data -- --patients N [--database URL] [--force] [--seed S] [--profesionales N] [--rips-month] [--sin-citas]
+//
+// --sin-citas: without the agenda's visits (and their professionals), which are most of the load's time; for
+// measuring the other pages. The patients, cycles and exams are the same as with them (the visits draw from a
+// generator of their own).
 //
 // --rips-month: RIPS's worst case (issue 27, decision 0155) instead of the clinic's mix: every patient is ENTITY_A's,
 // enrolled (an ACTIVO cycle that began before the last whole month), with 3–7 exam records (5 on average) in that
@@ -64,7 +68,7 @@ import {
   type Random,
 } from './synthetic.js';
 
-const USAGE = 'Uso: npm run bench:data -- --patients N [--database URL] [--force] [--seed S] [--profesionales N] [--rips-month]';
+const USAGE = 'Uso: npm run bench:data -- --patients N [--database URL] [--force] [--seed S] [--profesionales N] [--rips-month] [--sin-citas]';
 
 const BASE_PATIENT_COLUMNS = [
   'id', 'nombre', 'apellido', 'tipo_documento', 'documento', 'documento_key', 'search_text', 'apellido_norm', 'nombre_norm',
@@ -510,6 +514,7 @@ async function main(): Promise<void> {
         seed: { type: 'string', default: '20261122' },
         profesionales: { type: 'string' },
         'rips-month': { type: 'boolean', default: false },
+        'sin-citas': { type: 'boolean', default: false },
       },
       strict: true,
     }).values;
@@ -537,7 +542,7 @@ async function main(): Promise<void> {
     const userId = await ensureBenchUser(db, now.toISOString());
     const tables = await tableNames(db, engine);
     const exams = tables.has(EXAM_TABLE);
-    const agenda = tables.has('citas');
+    const agenda = tables.has('citas') && !args['sin-citas'];
     const idTables = ['patients', 'ingresos', 'ingreso_historial', 'audit_log', ...(exams ? [EXAM_TABLE] : []), ...(agenda ? ['citas', 'cita_historial'] : [])];
     const ids = await nextIds(db, idTables);
     const documentos = new Set<string>();
@@ -555,6 +560,8 @@ async function main(): Promise<void> {
       schedule = new Schedule(professionals, catalogue);
       visits = { r: rng(seed ^ 0x2a2a2a), ctx: { today, userId, catalogue, schedule, take: (t) => ids.take(t) } };
       console.log(`Agenda: las citas de cada ciclo, con ${formatInt(professionals.length)} profesionales (${PROFESSIONAL_PREFIX}01…)`);
+    } else if (args['sin-citas']) {
+      console.log('Agenda: sin citas (--sin-citas).');
     } else {
       console.log('Agenda: la tabla citas aún no existe; se omite.');
     }
