@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/connection.js';
@@ -88,6 +88,8 @@ if (handle.engine === 'sqlite') {
   pg.Client.prototype.query = function (this: unknown, ...a: unknown[]) {
     meter.statements++;
     if (process.env.PROFILE_PRINT_SQL) console.log('  sql:', String((a[0] as any)?.text ?? a[0]).replace(/\s+/g, ' ').slice(0, 160));
+    // PROFILE_PRINT_SQL=full: whole statements with their parameters, for EXPLAIN ANALYZE.
+    if (process.env.PROFILE_PRINT_SQL === 'full') console.log('  full:', JSON.stringify({ text: (a[0] as any)?.text ?? a[0], values: (a[0] as any)?.values ?? a[1] }));
     const t = cpuNow();
     // --statements on PostgreSQL: the server's work is not this process's CPU, so each statement's wall time to its
     // answer is noted instead (the machine's load is in it: compare runs alternated on the same machine).
@@ -255,11 +257,33 @@ async function longestTurnMs(path: string): Promise<number> {
   return Number(longest) / 1e6;
 }
 
-console.log(`${'page'.padEnd(14)} ${'stmts/req'.padStart(9)} ${'cpu µs/req'.padStart(10)} ${'in driver µs'.padStart(12)} ${'rest µs'.padStart(8)} ${'KB'.padStart(6)} ${'main thread µs'.padStart(14)}`);
+/**
+ * PostgreSQL on this machine: the CPU time (ns, 10 ms ticks) of each server process of this database, by pid, from
+ * /proc; null elsewhere. The database's own share of a request, which the columns above leave out.
+ */
+async function databaseCpu(): Promise<Map<number, bigint> | null> {
+  if (handle.engine !== 'postgres') return null;
+  const { rows } = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(handle.db);
+  const out = new Map<number, bigint>();
+  for (const { pid } of rows) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      out.set(pid, (BigInt(fields[11]!) + BigInt(fields[12]!)) * 10_000_000n);
+    } catch {
+      return null;
+    }
+  }
+  return out;
+}
+const databaseNs = (start: Map<number, bigint> | null, end: Map<number, bigint> | null): number | null =>
+  start && end ? Number([...end].reduce((sum, [pid, ns]) => sum + ns - (start.get(pid) ?? 0n), 0n)) : null;
+
+console.log(`${'page'.padEnd(14)} ${'stmts/req'.padStart(9)} ${'cpu µs/req'.padStart(10)} ${'in driver µs'.padStart(12)} ${'rest µs'.padStart(8)} ${'KB'.padStart(6)} ${'main thread µs'.padStart(14)}${handle.engine === 'postgres' ? ' database µs' : ''}`);
 for (const [name, next] of Object.entries(PAGES)) {
   if (only ? !only.has(name) : NAMED_ONLY.has(name)) continue;
   // Warm-up: V8 compiles the paths first.
   for (let i = 0; i < Math.min(NAMED_ONLY.has(name) ? 1 : 100, N); i++) await inject('GET', next());
+  const dbStart = await databaseCpu();
   meter.statements = 0;
   meter.ns = 0n;
   bySql.clear();
@@ -279,9 +303,12 @@ for (const [name, next] of Object.entries(PAGES)) {
   const mainUs = main === null || mainEnd === null ? '–' : (Number(mainEnd - main) / 1000 / N).toFixed(0);
   const driver = Number(meter.ns) / 1000 / N;
   const statements = meter.statements / N;
+  // After the meter is read (this read is one more statement).
+  const dbUs = databaseNs(dbStart, await databaseCpu());
+  const dbColumn = dbUs === null ? '' : (dbUs / 1000 / N).toFixed(0).padStart(12);
   const turn = NAMED_ONLY.has(name) ? `  longest turn ${(await longestTurnMs(next())).toFixed(1)} ms cpu` : '';
   console.log(
-    `${name.padEnd(14)} ${statements.toFixed(1).padStart(9)} ${us.toFixed(0).padStart(10)} ${driver.toFixed(0).padStart(12)} ${(us - driver).toFixed(0).padStart(8)} ${(bytes / N / 1024).toFixed(1).padStart(6)} ${mainUs.padStart(14)}${turn}`,
+    `${name.padEnd(14)} ${statements.toFixed(1).padStart(9)} ${us.toFixed(0).padStart(10)} ${driver.toFixed(0).padStart(12)} ${(us - driver).toFixed(0).padStart(8)} ${(bytes / N / 1024).toFixed(1).padStart(6)} ${mainUs.padStart(14)}${dbColumn}${turn}`,
   );
   const keptAfter = app.pages.counts();
   if (args['keep-pages']) console.log(`    kept pages: ${keptAfter.hits - keptBefore.hits} hits, ${keptAfter.misses - keptBefore.misses} renders`);

@@ -5,7 +5,8 @@ import { countMatchesNotActive, findPatientWithActiveIngreso, searchPatients } f
 import { parseIsoDate } from '../shared/dates.js';
 import { LIST_PAGE_BYTES, RECORD_PAGE_BYTES } from '../platform/pages/cached-page.js';
 import { declarePage } from '../platform/pages/page-cache.js';
-import { listCycleRecords, listCycleSeries, listPatientCycles } from './exam.repository.js';
+import { listCycleRecords, listPatientCycles } from './exam.repository.js';
+import { cycleSeries } from './exam.rules.js';
 import { ClinicalContent, clinicalTitle } from './views/clinical.page.js';
 import type { PostedForm } from './views/forms.js';
 import { ExamListContent } from './views/list.page.js';
@@ -41,12 +42,12 @@ export const clinicalPage = declarePage<
     const found = await findPatientWithActiveIngreso(db, patientId);
     if (!found) return null;
     const { patient, ingreso: active } = found;
-    const [records, series, cycles, visits] = await Promise.all([
+    const [records, cycles, visits] = await Promise.all([
       active ? listCycleRecords(db, active.id, { includeVoided: false }) : [],
-      active ? listCycleSeries(db, active.id) : [],
       listPatientCycles(db, patient.id),
       active ? listBookedVisitsOn(db, patient.id, visitDay) : [],
     ]);
+    const series = cycleSeries(records);
     const data = { patient, today, timeZone, active, records, series, cycles, visits, ...(posted ? { posted } : {}) };
     return {
       node: <ClinicalContent data={data} />,

@@ -55,34 +55,6 @@ const selectCycleRecords = {
   standing: precompiled((db: Executor, ingresoId: number) => cycleRecords(db, ingresoId).where('e.anulado_at', 'is', null)),
 };
 
-export interface SeriesRow {
-  id: number;
-  fecha: string;
-  iah: number | null;
-  horas_uso_promedio: number | null;
-  epworth: number | null;
-  isi: number | null;
-}
-
-/** The trend values of one cycle (not voided), in chronological order: by fecha, then by id. */
-export async function listCycleSeries(db: Executor, ingresoId: number): Promise<SeriesRow[]> {
-  return selectCycleSeries(db, ingresoId);
-}
-
-const selectCycleSeries = precompiled((db: Executor, ingresoId: number) =>
-  db
-    .selectFrom('exam_records')
-    .select(['id', 'fecha', 'iah', 'horas_uso_promedio', 'epworth', 'isi'])
-    .where('ingreso_id', '=', ingresoId)
-    .where('kind', 'in', ['MONITOREO', 'PSICOLOGIA'])
-    .where('anulado_at', 'is', null)
-    .where((eb) =>
-      eb.or([eb('iah', 'is not', null), eb('horas_uso_promedio', 'is not', null), eb('epworth', 'is not', null), eb('isi', 'is not', null)]),
-    )
-    .orderBy('fecha')
-    .orderBy('id'),
-);
-
 export interface CycleSummary {
   id: number;
   fecha_inicio: string;

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ahiSeverity, cpapAdherence, epworthBand, formatMeasure, imcBand, isiBand, trendOf } from './exam.rules.js';
+import { ahiSeverity, cpapAdherence, cycleSeries, epworthBand, formatMeasure, imcBand, isiBand, trendOf } from './exam.rules.js';
 
 type Input = number | null | undefined;
 
@@ -157,4 +157,38 @@ describe('formatMeasure', () => {
   ];
   for (const [n, text] of cases) test(`${n} → ${text}`, () => assert.equal(formatMeasure(n), text));
   test('refuses a non-integer', () => assert.throws(() => formatMeasure(1.5), RangeError));
+});
+
+describe('cycleSeries', () => {
+  const rec = (id: number, fecha: string, kind: string, values: Partial<Record<'iah' | 'horas_uso_promedio' | 'epworth' | 'isi', number>>, anulado_at: string | null = null) => ({
+    id,
+    fecha,
+    kind,
+    anulado_at,
+    iah: values.iah ?? null,
+    horas_uso_promedio: values.horas_uso_promedio ?? null,
+    epworth: values.epworth ?? null,
+    isi: values.isi ?? null,
+  });
+
+  test('keeps the charted measures of monitoring and psychology records, by date then by id', () => {
+    const records = [
+      rec(9, '2026-03-01', 'MONITOREO', { horas_uso_promedio: 510 }),
+      rec(8, '2026-01-10', 'PSICOLOGIA', { epworth: 12 }),
+      rec(7, '2026-03-01', 'PSICOLOGIA', { isi: 9 }),
+      rec(6, '2026-02-01', 'OTRO', { iah: 300 }),
+      rec(5, '2026-02-02', 'MONITOREO', {}),
+      rec(4, '2026-01-05', 'MONITOREO', { iah: 2510 }, '2026-01-06T10:00:00Z'),
+      rec(3, '2026-01-01', 'MONITOREO', { iah: 3120 }),
+    ];
+    assert.deepEqual(
+      cycleSeries(records).map((r) => r.id),
+      [3, 8, 7, 9],
+    );
+    assert.deepEqual(cycleSeries(records)[0], { id: 3, fecha: '2026-01-01', iah: 3120, horas_uso_promedio: null, epworth: null, isi: null });
+  });
+
+  test('is empty without records', () => {
+    assert.deepEqual(cycleSeries([]), []);
+  });
 });

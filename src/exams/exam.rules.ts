@@ -152,3 +152,32 @@ export function trendOf(values: readonly number[]): Trend | null {
 
 // A measurement in hundredths for reading (12,5): in shared/decimal.ts, for the audit trail too.
 export { formatMeasure } from '../shared/decimal.js';
+
+/** One value of a cycle's trends: a record's measures the trend charts draw. */
+export interface SeriesRow {
+  id: number;
+  fecha: string;
+  iah: number | null;
+  horas_uso_promedio: number | null;
+  epworth: number | null;
+  isi: number | null;
+}
+
+/**
+ * The trend values of one cycle from its standing records (not voided): the monitoring and psychology records that
+ * hold any of the charted measures, by fecha, then by id. Taken from the records the clinical view already read (a
+ * statement of its own before, decision 0233).
+ */
+export function cycleSeries(
+  standing: readonly (SeriesRow & { kind: string; anulado_at: string | null })[],
+): SeriesRow[] {
+  return standing
+    .filter(
+      (r) =>
+        r.anulado_at === null &&
+        (r.kind === 'MONITOREO' || r.kind === 'PSICOLOGIA') &&
+        (r.iah !== null || r.horas_uso_promedio !== null || r.epworth !== null || r.isi !== null),
+    )
+    .map((r) => ({ id: r.id, fecha: r.fecha, iah: r.iah, horas_uso_promedio: r.horas_uso_promedio, epworth: r.epworth, isi: r.isi }))
+    .sort((a, b) => (a.fecha < b.fecha ? -1 : a.fecha > b.fecha ? 1 : a.id - b.id));
+}

@@ -5,8 +5,8 @@ import { mesCapita } from '../ingresos/ingreso.rules.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
 import { declarePage } from '../platform/pages/page-cache.js';
 import { LIST_PAGE_BYTES, RECORD_PAGE_BYTES } from '../platform/pages/cached-page.js';
-import { countMatchesNotActive, findPatientWithActiveIngreso, searchPatients } from './patient.repository.js';
-import { findOpenCycle, findReferralMeasures } from './referral.repository.js';
+import { countMatchesNotActive, findPatientWithOpenCycle, searchPatients } from './patient.repository.js';
+import { findReferralMeasures } from './referral.repository.js';
 import { edad, imc } from './patient.rules.js';
 import { patientFormValues, type ListQuery } from './patient.schema.js';
 import { PatientRecord, patientTitle } from './views/detail.page.js';
@@ -36,10 +36,9 @@ export const patientRecordPage = declarePage<{ patientId: number; today: string;
   tables: ['patients', 'ingresos', 'exam_records', 'contacto_consentimientos'],
   maxBytes: RECORD_PAGE_BYTES,
   async render(db, { patientId, today, form }) {
-    const found = await findPatientWithActiveIngreso(db, patientId);
+    const found = await findPatientWithOpenCycle(db, patientId);
     if (!found) return null;
-    const { patient, ingreso } = found;
-    const openCycle = await findOpenCycle(db, patient.id);
+    const { patient, ingreso, openCycle } = found;
     const measures = await findReferralMeasures(db, patient.id);
     const consents = await listConsents(db, patient.id);
     const detail = {

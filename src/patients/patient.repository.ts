@@ -7,7 +7,9 @@ import { isUniqueViolation } from '../db/errors.js';
 import { insertRowReturningId } from '../platform/writes/prepared.js';
 import { conflict } from '../shared/domain-error.js';
 import { mesCapita, mesFiltroRange } from '../ingresos/ingreso.rules.js';
+import { cycleNumberOf } from '../ingresos/cycle-number.js';
 import type { IngresoRow } from '../ingresos/ingreso.table.js';
+import type { ReferralCycle } from './referral.repository.js';
 import type { NewPatientRow, PatientRow, PatientUpdate } from './patient.table.js';
 import { searchWords } from './patient.rules.js';
 
@@ -44,6 +46,35 @@ export async function findPatientWithActiveIngreso(db: Executor, id: number): Pr
     delete row[`ingreso__${c}`];
   }
   return { patient: row as PatientRow, ingreso: ingreso.id === null || ingreso.id === undefined ? null : (ingreso as IngresoRow) };
+}
+
+/**
+ * The record page's first read: the patient, their ACTIVO Ingreso and their open cycle (ACTIVO or SUSPENDIDO, one at
+ * most: ingresos_one_open_per_patient) with its number, in one statement (the open cycle was a statement of its own,
+ * decision 0232). The open row is the ACTIVO Ingreso when it is ACTIVO.
+ */
+export async function findPatientWithOpenCycle(
+  db: Executor,
+  id: number,
+): Promise<{ patient: PatientRow; ingreso: IngresoRow | null; openCycle: ReferralCycle | null } | undefined> {
+  const { rows } = await sql<Record<string, unknown>>`select p.*, ${INGRESO_SELECT}, ${cycleNumberOf('i')} as ingreso__numero from patients as p
+    left join ingresos as i on i.paciente_id = p.id and i.estado in ('ACTIVO', 'SUSPENDIDO') where p.id = ${id}`.execute(db);
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  const numero = row.ingreso__numero;
+  delete row.ingreso__numero;
+  const open: Record<string, unknown> = {};
+  for (const c of INGRESO_COLUMNS) {
+    open[c] = row[`ingreso__${c}`];
+    delete row[`ingreso__${c}`];
+  }
+  if (open.id === null || open.id === undefined) return { patient: row as PatientRow, ingreso: null, openCycle: null };
+  const cycle = open as IngresoRow;
+  return {
+    patient: row as PatientRow,
+    ingreso: cycle.estado === 'ACTIVO' ? cycle : null,
+    openCycle: { numero: Number(numero), estado: cycle.estado, fecha_inicio: cycle.fecha_inicio },
+  };
 }
 
 /** Inserts a patient (derived columns included by the caller); the DOCUMENTO_TAKEN domain error on a duplicate key. */

@@ -1,9 +1,8 @@
-// What the referral sheet reads of one patient (issue 29, decision 0116): the open cycle with its number and the
-// latest value of each measure the clinic reports, with its date. The patient's own rows only (the record page
-// is kept per patient, decision 0049); voided records never count.
+// What the referral sheet reads of one patient (issue 29, decision 0116) besides the open cycle with its number (read
+// with the patient: findPatientWithOpenCycle): the latest value of each measure the clinic reports, with its date.
+// The patient's own rows only (the record page is kept per patient, decision 0049); voided records never count.
 
 import type { Executor } from '../db/database.js';
-import { cycleNumberOf } from '../ingresos/cycle-number.js';
 import { precompiled } from '../platform/writes/prepared.js';
 
 export interface ReferralCycle {
@@ -20,21 +19,6 @@ export interface ReferralMeasures {
   isi: { fecha: string; valor: number } | null;
   epworth: { fecha: string; valor: number } | null;
 }
-
-/** The patient's open cycle (ACTIVO or SUSPENDIDO; one at most) with its number, or null. */
-export async function findOpenCycle(db: Executor, pacienteId: number): Promise<ReferralCycle | null> {
-  const [row] = await selectOpenCycle(db, pacienteId);
-  return row ? { numero: Number(row.numero), estado: row.estado, fecha_inicio: row.fecha_inicio } : null;
-}
-
-// Compiled once (the record page reads it on every render).
-const selectOpenCycle = precompiled((db: Executor, pacienteId: number) =>
-  db
-    .selectFrom('ingresos')
-    .select(['estado', 'fecha_inicio', cycleNumberOf('ingresos').as('numero')])
-    .where('paciente_id', '=', pacienteId)
-    .where('estado', 'in', ['ACTIVO', 'SUSPENDIDO']),
-);
 
 /**
  * The latest value of each measure across all the patient's cycles, each with the date of its record: one read of

@@ -41,6 +41,7 @@ import * as patientListBlocks from './20261127_0441_patient_list_blocks.js';
 import * as agendaWorklistsCovering from './20261127_0480_agenda_worklists_covering.js';
 import * as examRecordsCpapLatest from './20261127_0481_exam_records_cpap_latest.js';
 import * as agendaDayCovering from './20261128_0500_agenda_day_covering.js';
+import * as citasByPatientAndDay from './20261128_0530_citas_by_patient_and_day.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
 export const migrations: Record<string, Migration> = {
@@ -86,4 +87,5 @@ export const migrations: Record<string, Migration> = {
   '20261127_0480_agenda_worklists_covering': agendaWorklistsCovering,
   '20261127_0481_exam_records_cpap_latest': examRecordsCpapLatest,
   '20261128_0500_agenda_day_covering': agendaDayCovering,
+  '20261128_0530_citas_by_patient_and_day': citasByPatientAndDay,
 };

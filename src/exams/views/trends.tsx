@@ -3,7 +3,7 @@
 // data as a table (the chart's text equivalent).
 
 import { formatDateEs } from '../../shared/dates.js';
-import type { SeriesRow } from '../exam.repository.js';
+import type { SeriesRow } from '../exam.rules.js';
 import { ahiSeverity, epworthBand, formatMeasure, isiBand, trendOf, type Band } from '../exam.rules.js';
 import { lineChartGeometry } from './chart.js';
 import { BandBadge } from './components.js';
