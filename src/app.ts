@@ -37,6 +37,7 @@ import { writeTurnOf } from './platform/writes/write-turn.js';
 import { registerErrorHandling, sendErrorPage } from './web/errors.js';
 import { parseFormBody } from './web/form.js';
 import { PageCache } from './platform/pages/page-cache.js';
+import { KeptMemory } from './platform/memory.js';
 import { guardPlugin, requireAdmin } from './web/guard.js';
 import { messagesPlugin } from './web/messages.js';
 import { securityPlugin } from './web/security.js';
@@ -153,6 +154,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // The trail reads the records' fields with the definitions their forms use (decision 0035).
   registerTheAuditFields();
   app.decorate('pages', new PageCache(db, options.keepPages ?? true));
+  app.decorate('keptMemory', new KeptMemory());
   // app.close() (graceful shutdown) waits for the last views to be written before the database is closed.
   app.addHook('onClose', async () => auditViews.close());
 
@@ -228,6 +230,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   // The kept pages' hits and renders so far (administrators; the benchmark prints the hit rate of each scenario).
   app.get('/healthz/cache', { preHandler: requireAdmin }, async (_request, reply) => reply.header('cache-control', 'no-store').send(app.pages.counts()));
+
+  // Where the memory is (administrators; the benchmark prints it after each scenario, decision 0250).
+  app.get('/healthz/memory', { preHandler: requireAdmin }, async (_request, reply) =>
+    reply.header('cache-control', 'no-store').send(app.keptMemory.report(app.pages.keptBytes())),
+  );
 
   await app.register(authRoutes, {
     prefix: '/users',
