@@ -38,6 +38,7 @@ import { registerErrorHandling, sendErrorPage } from './web/errors.js';
 import { parseFormBody } from './web/form.js';
 import { PageCache } from './platform/pages/page-cache.js';
 import { KeptMemory } from './platform/memory.js';
+import { mappedStack } from './platform/launch/mapped-stack.js';
 import { guardPlugin, requireAdmin } from './web/guard.js';
 import { messagesPlugin } from './web/messages.js';
 import { securityPlugin } from './web/security.js';
@@ -117,11 +118,19 @@ const requestSerializer = (req: { method: string; url: string; id: string }) => 
   path: req.url.split('?')[0],
 });
 
+/** An error as logged: its stack in the TypeScript sources, mapped only now (decision 0250). */
+export const errorSerializer = (err: Error & { code?: unknown }) => ({
+  type: err.constructor?.name ?? 'Error',
+  message: err.message,
+  stack: mappedStack(err.stack ?? ''),
+  ...(err.code === undefined ? {} : { code: err.code }),
+});
+
 export function loggerOptions(appEnv: string): FastifyServerOptions['logger'] {
   return {
     level: appEnv === 'test' ? 'warn' : 'info',
     redact: ['req.headers.cookie', 'req.headers.authorization', 'req.headers["x-csrftoken"]', 'res.headers["set-cookie"]'],
-    serializers: { req: requestSerializer },
+    serializers: { req: requestSerializer, err: errorSerializer },
   };
 }
 
