@@ -68,6 +68,10 @@ export interface ScenarioResult {
   generator: string;
   /** the kept pages' hits over every kept page requested during the measured run (null: the server does not say) */
   hitRate?: number | null;
+  /** where the server's memory was after the run (GET /healthz/memory; absent when the server does not say) */
+  memory?: ServerMemory;
+  /** the server's peak RSS from its start to the end of this scenario (its warm-up included), in MB */
+  peakSoFarMb?: number;
   /** the mixed writer's changes during the run (the clinic-day mix) */
   writes?: WriteTally;
   /** the bookings made beside it (booking under the mixed load) */
@@ -207,6 +211,46 @@ async function cacheCounts(session: Session): Promise<{ hits: number; misses: nu
   }
 }
 
+/** Where the server's memory is (GET /healthz/memory, decision 0250), in bytes; undefined when this server does not say. */
+interface ServerMemory {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+  spaces: Record<string, { used: number; size: number }>;
+  kept: Record<string, number>;
+}
+
+async function serverMemory(session: Session): Promise<ServerMemory | undefined> {
+  try {
+    const res = await session.request('GET', '/healthz/memory');
+    return res.status === 200 ? (JSON.parse(res.body) as ServerMemory) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** After each scenario, where the server's memory was: the RSS, V8's heap, external buffers and each cache's bytes. */
+function printMemory(results: ScenarioResult[]): void {
+  const measured = results.filter((r) => r.memory !== undefined);
+  if (measured.length === 0) return;
+  const mb = (n: number | undefined) => (n === undefined ? '' : (n / MB).toFixed(1));
+  const w = Math.max(24, ...measured.map((r) => r.name.length)) + 1;
+  const line = `${cell('after scenario', w)} ${cell('peak', 6, true)} ${cell('so far', 6, true)} ${cell('rss', 6, true)} ${cell('heap', 6, true)} ${cell('used', 6, true)} ${cell('new', 5, true)} ${cell('extern', 6, true)} ${cell('pages', 6, true)} ${cell('hist', 5, true)} ${cell('rest', 6, true)}`;
+  console.log(`\nMemory after each scenario (MB; peak: RSS sampled during the measured run; so far: since the server started, warm-ups included; heap: V8's committed, used; new: the young generation; pages, hist: the kept pages' and the patient histories' counted bytes; rest: RSS − heap − external, i.e. code, stacks, SQLite and malloc)\n${line}\n${'-'.repeat(line.length)}`);
+  for (const r of measured) {
+    const m = r.memory!;
+    const pages = Object.entries(m.kept).filter(([k]) => k !== 'patient history').reduce((n, [, v]) => n + v, 0);
+    console.log(
+      `${cell(r.name, w)} ${cell(r.peakRssMb.toFixed(0), 6, true)} ${cell(r.peakSoFarMb?.toFixed(0) ?? '', 6, true)} ${cell(mb(m.rss), 6, true)} ${cell(mb(m.heapTotal), 6, true)} ${cell(mb(m.heapUsed), 6, true)} ${cell(mb(m.spaces['new_space']?.size), 5, true)} ${cell(mb(m.external), 6, true)} ${cell(mb(pages), 6, true)} ${cell(mb(m.kept['patient history']), 5, true)} ${cell(mb(m.rss - m.heapTotal - m.external), 6, true)}`,
+    );
+  }
+  const last = measured[measured.length - 1]!.memory!;
+  const byPage = Object.entries(last.kept).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${mb(v)}`).join(', ');
+  console.log(`kept at the end (MB): ${byPage || 'nothing'}`);
+}
+
 async function runScenario(
   server: RunningServer,
   session: Session,
@@ -249,6 +293,7 @@ async function runScenario(
   const cpuSeconds = cpuSecondsOf(server.pid) - cpuBefore;
   const peakRssMb = rss.sincePeak / MB;
   const cacheAfter = await cacheCounts(session);
+  const memory = await serverMemory(session);
   const kept = cacheBefore && cacheAfter ? cacheAfter.hits - cacheBefore.hits + (cacheAfter.misses - cacheBefore.misses) : 0;
   const hitRate = cacheBefore && cacheAfter && kept > 0 ? (cacheAfter.hits - cacheBefore.hits) / kept : null;
 
@@ -282,6 +327,7 @@ async function runScenario(
     cpuUsPerRequest: answered > 0 ? round((cpuSeconds * 1e6) / answered, 0) : 0,
     generator: run.generator,
     hitRate,
+    ...(memory ? { memory } : {}),
     target: s.target,
     misses: [],
   };
@@ -437,6 +483,7 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
       let daySession: Session | null = null;
       const results: ScenarioResult[] = [];
       let capita: CapitaResult | null = null;
+      if (all.length > 0) console.log(`  server RSS before the scenarios ${(rss.sample() / MB).toFixed(0)} MB, peak so far ${(rss.peak / MB).toFixed(0)} MB`);
       for (const s of all) {
         const ended = server.exited();
         if (ended) {
@@ -475,6 +522,7 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
           note: server.exited() ? `the server stopped (${server.exited()}); see ${logFile}` : String(err instanceof Error ? err.message : err),
           requests: 0, rps: 0, p50: 0, p99: 0, errors: 1, bad: 0, unexpected: 0, statusCodes: {}, peakRssMb: 0, cpuUsPerRequest: 0, generator: '', target: s.target, misses: [],
         }));
+        r.peakSoFarMb = round(rss.peak / MB, 1);
         if (writer) {
           r.writes = await writer.stop();
           if (r.writes.failed > 0) {
@@ -613,6 +661,7 @@ async function main(): Promise<void> {
   console.log(`Benchmark on ${displayUrl(url)} (${engine}): ${o.connections} connections, ${o.duration} s a scenario after ${o.warmup} s warm-up`);
   const main = await benchmark(url, o, only, false, path.join(RESULTS, `${fileBase}-server.log`));
   printTable(`Results, ${engine}, ${formatInt(main.patients)} patients`, main.results, main.capita, main.peakRssMb);
+  printMemory(main.results);
   if (main.novedades) printNovedades(main.novedades);
   if (main.rips) printRips(main.rips);
   for (const m of main.mixed) {

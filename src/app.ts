@@ -37,6 +37,8 @@ import { writeTurnOf } from './platform/writes/write-turn.js';
 import { registerErrorHandling, sendErrorPage } from './web/errors.js';
 import { parseFormBody } from './web/form.js';
 import { PageCache } from './platform/pages/page-cache.js';
+import { KeptMemory } from './platform/memory.js';
+import { mappedStack } from './platform/launch/mapped-stack.js';
 import { guardPlugin, requireAdmin } from './web/guard.js';
 import { messagesPlugin } from './web/messages.js';
 import { securityPlugin } from './web/security.js';
@@ -116,11 +118,19 @@ const requestSerializer = (req: { method: string; url: string; id: string }) => 
   path: req.url.split('?')[0],
 });
 
+/** An error as logged: its stack in the TypeScript sources, mapped only now (decision 0250). */
+export const errorSerializer = (err: Error & { code?: unknown }) => ({
+  type: err.constructor?.name ?? 'Error',
+  message: err.message,
+  stack: mappedStack(err.stack ?? ''),
+  ...(err.code === undefined ? {} : { code: err.code }),
+});
+
 export function loggerOptions(appEnv: string): FastifyServerOptions['logger'] {
   return {
     level: appEnv === 'test' ? 'warn' : 'info',
     redact: ['req.headers.cookie', 'req.headers.authorization', 'req.headers["x-csrftoken"]', 'res.headers["set-cookie"]'],
-    serializers: { req: requestSerializer },
+    serializers: { req: requestSerializer, err: errorSerializer },
   };
 }
 
@@ -153,6 +163,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // The trail reads the records' fields with the definitions their forms use (decision 0035).
   registerTheAuditFields();
   app.decorate('pages', new PageCache(db, options.keepPages ?? true));
+  app.decorate('keptMemory', new KeptMemory());
   // app.close() (graceful shutdown) waits for the last views to be written before the database is closed.
   app.addHook('onClose', async () => auditViews.close());
 
@@ -228,6 +239,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   // The kept pages' hits and renders so far (administrators; the benchmark prints the hit rate of each scenario).
   app.get('/healthz/cache', { preHandler: requireAdmin }, async (_request, reply) => reply.header('cache-control', 'no-store').send(app.pages.counts()));
+
+  // Where the memory is (administrators; the benchmark prints it after each scenario, decision 0250).
+  app.get('/healthz/memory', { preHandler: requireAdmin }, async (_request, reply) =>
+    reply.header('cache-control', 'no-store').send(app.keptMemory.report(app.pages.keptBytes())),
+  );
 
   await app.register(authRoutes, {
     prefix: '/users',

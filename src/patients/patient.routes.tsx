@@ -74,6 +74,7 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
 
   // The changes only: the views are shown, per request, with the "Incluir consultas" filter (decision 0036).
   const histories = new PatientHistoryCache(deps.config.timeZone, HISTORY_CACHE_BYTES, 'changes');
+  app.keptMemory.add('patient history', () => histories.bytes);
 
   /**
    * The patient's page: the record (kept after a GET; with a posted form's values and errors after a failed POST,

@@ -1,3 +1,4 @@
+import type { KeptMemory } from '../platform/memory.js';
 import type { Config } from '../config.js';
 import type { PageCache } from '../platform/pages/page-cache.js';
 import type { Db } from '../db/database.js';
@@ -54,6 +55,8 @@ declare module 'fastify' {
     deps: AppDeps;
     /** The kept pages of this instance (src/platform/pages/page-cache.ts). */
     pages: PageCache;
+    /** The caches that keep bytes beside the kept pages, for GET /healthz/memory (src/platform/memory.ts). */
+    keptMemory: KeptMemory;
   }
   interface FastifyRequest {
     /** The logged-in user, or null. */

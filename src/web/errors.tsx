@@ -6,6 +6,7 @@ import { Layout } from './layout.js';
 import { pageContext, sendPage } from './render.js';
 import { FormEncodingError } from './form.js';
 import { clearSessionCookie } from './session-cookie.js';
+import { mappedStack } from '../platform/launch/mapped-stack.js';
 
 const TITLES: Record<number, { title: string; text: string }> = {
   400: { title: 'Solicitud no válida', text: 'La solicitud no se pudo entender. Revise los datos y vuelva a intentarlo.' },
@@ -144,7 +145,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (status >= 500) {
       request.log.error({ err: error, reqId: request.id }, 'request failed');
       const dev = request.server.deps.config.appEnv === 'development';
-      return sendErrorPage(request, reply, status === 503 ? 503 : 500, dev ? { detail: error.stack ?? error.message } : {});
+      return sendErrorPage(request, reply, status === 503 ? 503 : 500, dev ? { detail: error.stack ? mappedStack(error.stack) : error.message } : {});
     }
     if (status === 429) return sendErrorPage(request, reply, 429);
     return sendErrorPage(request, reply, status);

@@ -11,10 +11,11 @@
  * allocating the same sites' per-request objects straight into the old generation, which it then collected
  * three to four times a second under load (about 10 ms each). Semi-spaces of 8 MB instead of V8's 16: the young
  * generation's two halves are resident once used, and 16 MB less of them cost no measurable speed (decision 0021).
+ * No `--enable-source-maps`: it keeps the bundle's decoded map in the heap (~19 MB); logged errors are mapped when
+ * they are logged (platform/launch/mapped-stack.ts, decision 0250).
  * Measured in docs/performance.md.
  */
 export const SERVER_NODE_FLAGS = [
-  '--enable-source-maps',
   '--max-old-space-size=128',
   '--no-allocation-site-pretenuring',
   '--max-semi-space-size=8',

@@ -115,6 +115,11 @@ export class PageCache {
     return { hits, misses };
   }
 
+  /** Bytes kept for each page by its bound's count, by page name (GET /healthz/memory). */
+  keptBytes(): Record<string, number> {
+    return Object.fromEntries([...this.caches].map(([page, { cache }]) => [page.name, cache.size]));
+  }
+
   /** The page rendered now and not kept (a form posted with errors): the same render as the kept one. */
   async render<Input, Meta>(page: PageDeclaration<Input, Meta>, input: Input): Promise<KeptPage<Meta> | null> {
     const rendered = await page.render(this.slotOf(page).db, input);
