@@ -1,5 +1,5 @@
 // npm run bench:compare -- --base DIR [--base-database URL] [--database URL] [--rounds N] [--duration S] [--only a,b]
-//                          [--instructions [--requests N] [--warm-up N]] [--ids N]
+//                          [--instructions [--requests N] [--warm-up N] [--profile]] [--ids N]
 //
 // A page with {id} or {page:N} is uncached: each request draws another patient id (1 to --ids, 100,000 by default)
 // or page number (1 to N), so it measures a page's own cost, not the kept pages'.
@@ -74,7 +74,13 @@ interface Side {
 
 // Instrumentation starts off (the server starts, migrates and logs in at valgrind's lighter pace) and is switched
 // on before the first request counted; the profile itself is not kept.
-const CALLGRIND = ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--callgrind-out-file=/dev/null'];
+// `--profile`: each counted window is also written as a profile of its own (bench/results/callgrind-<side>.<pid>.<n>,
+// for callgrind_annotate), the way decision 0180's and 0220's per-function figures were taken.
+let profile = false;
+const callgrindOf = (label: string): string[] => [
+  'valgrind', '--tool=callgrind', '--instr-atstart=no',
+  `--callgrind-out-file=${profile ? path.join(ROOT, 'bench', 'results', `callgrind-${label}.%p`) : '/dev/null'}`,
+];
 // V8 compiles and collects on the main thread: under valgrind's serialized threads, a background compile lands at a
 // different request from run to run, and the counts with it.
 // Each counted window starts after two forced full collections (bench/gc-preload.cjs, given to both servers, whatever
@@ -103,7 +109,7 @@ async function start(label: Side['label'], root: string, url: string, instructio
   if (instructions) process.env.BENCH_GC_DIR = GC_DIR;
   const log = path.join(ROOT, 'bench', 'results', `compare-${label}-server.log`);
   const server = instructions
-    ? await startServer(url, log, { build: await buildOf(root), wrapper: CALLGRIND, nodeFlags: COUNTED_NODE_FLAGS, readyWithinMs: 600_000 })
+    ? await startServer(url, log, { build: await buildOf(root), wrapper: callgrindOf(label), nodeFlags: COUNTED_NODE_FLAGS, readyWithinMs: 600_000 })
     : await harness.startServer(url, log);
   const session = new harness.Session(server.base);
   await session.login(BENCH_USERNAME, BENCH_PASSWORD);
@@ -227,6 +233,7 @@ async function countOnce(side: Side, page: string, requests: number, warmUp: num
   // Read at once: an idle server's timers would be counted too. (The audit writer's thread records the views a
   // moment after they are served: at most its last group is left out.)
   const total = instructionsOf(side.pid);
+  if (profile) callgrindControl(side.pid, `--dump=${page}`);
   const gc = await collect(side.pid);
   return {
     instructions: total / Math.max(1, counted.answered),
@@ -256,10 +263,12 @@ async function main(): Promise<void> {
       instructions: { type: 'boolean', default: false },
       requests: { type: 'string', default: '300' },
       'warm-up': { type: 'string' },
+      profile: { type: 'boolean', default: false },
       ids: { type: 'string' },
     },
   });
   if (args.ids !== undefined) idsUpTo = Number(args.ids);
+  profile = args.profile;
   if (!args.base) fail('Uso: npm run bench:compare -- --base DIR [--base-database URL] [--database URL] [--rounds N] [--duration S] [--only a,b] [--instructions [--requests N] [--warm-up N]]');
   const url = databaseUrlFrom(args.database);
   const baseUrl = args['base-database'] ?? url;
