@@ -1,5 +1,5 @@
 // npm run bench:compare -- --base DIR [--base-database URL] [--database URL] [--rounds N] [--duration S] [--only a,b]
-//                          [--instructions [--requests N] [--warm-up N] [--profile]] [--ids N]
+//                          [--instructions [--requests N] [--warm-up N] [--profile] [--collect]] [--ids N]
 //
 // A page with {id} or {page:N} is uncached: each request draws another patient id (1 to --ids, 100,000 by default)
 // or page number (1 to N), so it measures a page's own cost, not the kept pages'.
@@ -16,9 +16,8 @@
 // requests first (twice `--requests` by default; a create needs thousands before V8 stops compiling it).
 // Instruction counts do not move with the machine's speed, as seconds do here by ±20 % and more (decision 0053);
 // they leave out the kernel's share (sending the bytes, ~5 µs a KB here), so the bytes a response carries are
-// printed beside them. Each counted window starts after two forced full collections on both sides (bench/gc-preload.cjs),
-// and the collections inside it are printed: before that, some rounds held a major collection and others none
-// (decision 0220). About 50 times slower than the server runs natively.
+// printed beside them, and so are the collections inside each window: some rounds hold a major collection and others
+// none (decisions 0180, 0220). About 50 times slower than the server runs natively.
 
 import { execFileSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
@@ -77,15 +76,17 @@ interface Side {
 // `--profile`: each counted window is also written as a profile of its own (bench/results/callgrind-<side>.<pid>.<n>,
 // for callgrind_annotate), the way decision 0180's and 0220's per-function figures were taken.
 let profile = false;
+let collectFirst = false;
 const callgrindOf = (label: string): string[] => [
   'valgrind', '--tool=callgrind', '--instr-atstart=no',
   `--callgrind-out-file=${profile ? path.join(ROOT, 'bench', 'results', `callgrind-${label}.%p`) : '/dev/null'}`,
 ];
 // V8 compiles and collects on the main thread: under valgrind's serialized threads, a background compile lands at a
 // different request from run to run, and the counts with it.
-// Each counted window starts after two forced full collections (bench/gc-preload.cjs, given to both servers, whatever
-// their checkout): a window of a few hundred requests otherwise holds one major collection or none, which moved the
-// counts by more than the difference measured (decision 0220). The collections inside each window are counted too.
+// The collections inside each counted window are counted (bench/gc-preload.cjs, given to both servers, whatever their
+// checkout): a window of a few hundred requests holds one major collection or none, which moves its count by more
+// than the difference measured. `--collect`: each window starts after two forced full collections instead; they
+// deoptimize the code that embeds objects they free, so every window then recompiles (decision 0220).
 const GC_PRELOAD = path.join(ROOT, 'bench', 'gc-preload.cjs');
 const COUNTED_NODE_FLAGS = ['--single-threaded', '--expose-gc', `--require=${GC_PRELOAD}`];
 const GC_DIR = mkdtempSync(path.join(tmpdir(), 'somno-compare-gc-'));
@@ -107,6 +108,7 @@ async function start(label: Side['label'], root: string, url: string, instructio
   // it, with that checkout's build and flags.
   const harness = await import(path.join(root, 'bench', 'server.ts'));
   if (instructions) process.env.BENCH_GC_DIR = GC_DIR;
+  if (collectFirst) process.env.BENCH_GC_COLLECT = '1';
   const log = path.join(ROOT, 'bench', 'results', `compare-${label}-server.log`);
   const server = instructions
     ? await startServer(url, log, { build: await buildOf(root), wrapper: callgrindOf(label), nodeFlags: COUNTED_NODE_FLAGS, readyWithinMs: 600_000 })
@@ -188,8 +190,8 @@ type Count = {
 type GcReport = { signals: number; window: { minor: number; major: number; other: number } };
 
 /**
- * Asks the server's preload (bench/gc-preload.cjs) for two full collections; resolves once they are done, with the
- * collections counted since the previous call.
+ * Asks the server's preload (bench/gc-preload.cjs) for the collections counted since the previous call (with
+ * --collect, after two full collections); resolves once it has answered.
  */
 async function collect(pid: number): Promise<GcReport['window']> {
   const file = path.join(GC_DIR, `gc-${pid}.json`);
@@ -264,11 +266,13 @@ async function main(): Promise<void> {
       requests: { type: 'string', default: '300' },
       'warm-up': { type: 'string' },
       profile: { type: 'boolean', default: false },
+      collect: { type: 'boolean', default: false },
       ids: { type: 'string' },
     },
   });
   if (args.ids !== undefined) idsUpTo = Number(args.ids);
   profile = args.profile;
+  collectFirst = args.collect;
   if (!args.base) fail('Uso: npm run bench:compare -- --base DIR [--base-database URL] [--database URL] [--rounds N] [--duration S] [--only a,b] [--instructions [--requests N] [--warm-up N]]');
   const url = databaseUrlFrom(args.database);
   const baseUrl = args['base-database'] ?? url;

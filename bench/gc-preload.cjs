@@ -1,8 +1,8 @@
 // Preloaded into both servers of a counted comparison (bench/compare.ts --instructions, with --expose-gc): on
 // SIGUSR2 it writes the collections V8 ran since the last signal (scavenges and mark-compacts) to
-// $BENCH_GC_DIR/gc-<pid>.json, then runs two full collections, so each counted window starts from the same
-// compacted heap on both sides and says how many collections fell inside it. CommonJS: `--require` loads it before
-// the bundle, whatever the checkout.
+// $BENCH_GC_DIR/gc-<pid>.json, so each counted window says how many collections fell inside it; with
+// BENCH_GC_COLLECT=1 it first runs two full collections, so each window starts from a compacted heap (which costs
+// the windows recompilation: decision 0220). CommonJS: `--require` loads it before the bundle, whatever the checkout.
 'use strict';
 const { writeFileSync } = require('node:fs');
 const path = require('node:path');
@@ -24,8 +24,10 @@ if (dir && typeof globalThis.gc === 'function') {
   }).observe({ entryTypes: ['gc'] });
   process.on('SIGUSR2', () => {
     const window = { ...counts };
-    globalThis.gc();
-    globalThis.gc();
+    if (process.env.BENCH_GC_COLLECT === '1') {
+      globalThis.gc();
+      globalThis.gc();
+    }
     since = performance.now();
     counts.minor = counts.major = counts.other = 0;
     signals++;
