@@ -1,5 +1,5 @@
 // npm run bench:compare -- --base DIR [--base-database URL] [--database URL] [--rounds N] [--duration S] [--only a,b]
-//                          [--instructions [--requests N] [--warm-up N]] [--ids N]
+//                          [--instructions [--requests N] [--warm-up N] [--profile] [--collect]] [--ids N]
 //
 // A page with {id} or {page:N} is uncached: each request draws another patient id (1 to --ids, 100,000 by default)
 // or page number (1 to N), so it measures a page's own cost, not the kept pages'.
@@ -16,12 +16,13 @@
 // requests first (twice `--requests` by default; a create needs thousands before V8 stops compiling it).
 // Instruction counts do not move with the machine's speed, as seconds do here by ±20 % and more (decision 0053);
 // they leave out the kernel's share (sending the bytes, ~5 µs a KB here), so the bytes a response carries are
-// printed beside them. Major collections still move them: some rounds hold one and others none. About 50 times
-// slower than the server runs natively.
+// printed beside them, and so are the collections inside each window: some rounds hold a major collection and others
+// none (decisions 0180, 0220). About 50 times slower than the server runs natively.
 
 import { execFileSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -72,10 +73,23 @@ interface Side {
 
 // Instrumentation starts off (the server starts, migrates and logs in at valgrind's lighter pace) and is switched
 // on before the first request counted; the profile itself is not kept.
-const CALLGRIND = ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--callgrind-out-file=/dev/null'];
+// `--profile`: each counted window is also written as a profile of its own (bench/results/callgrind-<side>.<pid>.<n>,
+// for callgrind_annotate), the way decision 0180's and 0220's per-function figures were taken.
+let profile = false;
+let collectFirst = false;
+const callgrindOf = (label: string): string[] => [
+  'valgrind', '--tool=callgrind', '--instr-atstart=no',
+  `--callgrind-out-file=${profile ? path.join(ROOT, 'bench', 'results', `callgrind-${label}.%p`) : '/dev/null'}`,
+];
 // V8 compiles and collects on the main thread: under valgrind's serialized threads, a background compile lands at a
 // different request from run to run, and the counts with it.
-const COUNTED_NODE_FLAGS = ['--single-threaded'];
+// The collections inside each counted window are counted (bench/gc-preload.cjs, given to both servers, whatever their
+// checkout): a window of a few hundred requests holds one major collection or none, which moves its count by more
+// than the difference measured. `--collect`: each window starts after two forced full collections instead; they
+// deoptimize the code that embeds objects they free, so every window then recompiles (decision 0220).
+const GC_PRELOAD = path.join(ROOT, 'bench', 'gc-preload.cjs');
+const COUNTED_NODE_FLAGS = ['--single-threaded', '--expose-gc', `--require=${GC_PRELOAD}`];
+const GC_DIR = mkdtempSync(path.join(tmpdir(), 'somno-compare-gc-'));
 
 // valgrind names its control pipes after $HOST, which for the server is its listening address.
 const callgrindControl = (pid: number, ...args: string[]): string =>
@@ -93,9 +107,11 @@ async function start(label: Side['label'], root: string, url: string, instructio
   // Each checkout's own harness starts its own server (its build, its flags); under callgrind this harness starts
   // it, with that checkout's build and flags.
   const harness = await import(path.join(root, 'bench', 'server.ts'));
+  if (instructions) process.env.BENCH_GC_DIR = GC_DIR;
+  if (collectFirst) process.env.BENCH_GC_COLLECT = '1';
   const log = path.join(ROOT, 'bench', 'results', `compare-${label}-server.log`);
   const server = instructions
-    ? await startServer(url, log, { build: await buildOf(root), wrapper: CALLGRIND, nodeFlags: COUNTED_NODE_FLAGS, readyWithinMs: 600_000 })
+    ? await startServer(url, log, { build: await buildOf(root), wrapper: callgrindOf(label), nodeFlags: COUNTED_NODE_FLAGS, readyWithinMs: 600_000 })
     : await harness.startServer(url, log);
   const session = new harness.Session(server.base);
   await session.login(BENCH_USERNAME, BENCH_PASSWORD);
@@ -166,7 +182,36 @@ type Count = {
   instructions: number;
   bytes: number;
   failed: number;
+  /** collections inside the counted window */
+  scavenges: number;
+  majors: number;
 };
+
+type GcReport = { signals: number; window: { minor: number; major: number; other: number } };
+
+/**
+ * Asks the server's preload (bench/gc-preload.cjs) for the collections counted since the previous call (with
+ * --collect, after two full collections); resolves once it has answered.
+ */
+async function collect(pid: number): Promise<GcReport['window']> {
+  const file = path.join(GC_DIR, `gc-${pid}.json`);
+  const read = (): GcReport | null => {
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as GcReport;
+    } catch {
+      return null;
+    }
+  };
+  const before = read()?.signals ?? 0;
+  process.kill(pid, 'SIGUSR2');
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    const now = read();
+    if (now !== null && now.signals > before) return now.window;
+    if (Date.now() > deadline) fail(`process ${pid} did not answer SIGUSR2: was it started with bench/gc-preload.cjs?`);
+    await sleep(200);
+  }
+}
 
 /** `amount` requests of one page, 4 at a time: the responses expected, the others, and the bytes received. */
 async function load(side: Side, page: string, amount: number): Promise<{ answered: number; failed: number; bytes: number }> {
@@ -184,11 +229,21 @@ async function load(side: Side, page: string, amount: number): Promise<{ answere
 async function countOnce(side: Side, page: string, requests: number, warmUp: number): Promise<Count> {
   const warm = warmUp > 0 ? await load(side, page, warmUp) : { failed: 0 };
   await sleep(1000);
+  await collect(side.pid);
   callgrindControl(side.pid, '--zero');
   const counted = await load(side, page, requests);
   // Read at once: an idle server's timers would be counted too. (The audit writer's thread records the views a
   // moment after they are served: at most its last group is left out.)
-  return { instructions: instructionsOf(side.pid) / Math.max(1, counted.answered), bytes: counted.bytes / Math.max(1, counted.answered), failed: warm.failed + counted.failed };
+  const total = instructionsOf(side.pid);
+  if (profile) callgrindControl(side.pid, `--dump=${page}`);
+  const gc = await collect(side.pid);
+  return {
+    instructions: total / Math.max(1, counted.answered),
+    bytes: counted.bytes / Math.max(1, counted.answered),
+    failed: warm.failed + counted.failed,
+    scavenges: gc.minor,
+    majors: gc.major,
+  };
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -210,10 +265,14 @@ async function main(): Promise<void> {
       instructions: { type: 'boolean', default: false },
       requests: { type: 'string', default: '300' },
       'warm-up': { type: 'string' },
+      profile: { type: 'boolean', default: false },
+      collect: { type: 'boolean', default: false },
       ids: { type: 'string' },
     },
   });
   if (args.ids !== undefined) idsUpTo = Number(args.ids);
+  profile = args.profile;
+  collectFirst = args.collect;
   if (!args.base) fail('Uso: npm run bench:compare -- --base DIR [--base-database URL] [--database URL] [--rounds N] [--duration S] [--only a,b] [--instructions [--requests N] [--warm-up N]]');
   const url = databaseUrlFrom(args.database);
   const baseUrl = args['base-database'] ?? url;
@@ -232,6 +291,8 @@ async function main(): Promise<void> {
     ? [
         { key: 'instructions', title: 'instructions/req', digits: 0 },
         { key: 'bytes', title: 'bytes/response', digits: 0 },
+        { key: 'scavenges', title: 'scavenges', digits: 0 },
+        { key: 'majors', title: 'major GCs', digits: 0 },
       ]
     : [
         { key: 'rps', title: 'req/s', digits: 0 },
@@ -253,10 +314,11 @@ async function main(): Promise<void> {
           const run = await measure(side, page, r);
           failures += run.failed!;
           runs[page][side.label].push(run);
+          if (instructions) console.log(`  round ${r + 1} ${side.label}: ${Math.round(run.instructions!)} instructions/req, ${run.scavenges} scavenges, ${run.majors} major GCs`);
         }
       }
       const m = (label: Side['label'], key: string) => median(runs[page]![label].map((x) => x[key]!));
-      const pct = (a: number, b: number) => `${b >= a ? '+' : ''}${(((b - a) / a) * 100).toFixed(1)} %`;
+      const pct = (a: number, b: number) => (a === 0 ? '' : `${b >= a ? '+' : ''}${(((b - a) / a) * 100).toFixed(1)} %`);
       const cells = columns.map((c) => {
         const [a, b] = [m('base', c.key), m('this', c.key)];
         return `${a.toFixed(c.digits)} → ${b.toFixed(c.digits)} ${pct(a, b).padStart(9)}`.padStart(36);
@@ -265,6 +327,7 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const side of sides) await side.stop();
+    rmSync(GC_DIR, { recursive: true, force: true });
   }
   const out = path.join(ROOT, 'bench', 'results', `${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}-compare${instructions ? '-instructions' : ''}.json`);
   // A base unpacked from an archive (git archive) is no repository: its commit is then unknown here.

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { h } from 'preact';
 import { buildApp } from '../src/app.js';
-import { installedTriggers, patientVersionReader, readTableVersions, syncTableVersionTriggers } from '../src/platform/pages/table-versions.js';
+import { installedTriggers, patientVersionReader, readTableVersions, syncTableVersionTriggers, versionReader, versionsReader } from '../src/platform/pages/table-versions.js';
 import { createPatient } from './fixtures/patient.fixtures.js';
 import { TABLES } from '../src/db/tables.js';
 import { definitionOf } from '../src/platform/pages/table-versions.js';
@@ -212,5 +212,17 @@ describe(`table versions (engine=${ENGINE})`, () => {
     } finally {
       await second.close();
     }
+  });
+  test('one statement reads the versions of two sets of tables, each as its own reader does, and a write moves only its set (decision 0220)', async () => {
+    const sets = [['patients', 'ingresos'], ['citas', 'agenda_tipos']] as const;
+    const both = versionsReader(sets);
+    const each = sets.map((tables) => versionReader(tables));
+    const first = await both(ctx.db);
+    assert.deepEqual(first, [await each[0]!(ctx.db), await each[1]!(ctx.db)]);
+    await createPatient(ctx.db, { apellido: 'Versiones' });
+    const then = await both(ctx.db);
+    assert.deepEqual(then, [await each[0]!(ctx.db), await each[1]!(ctx.db)]);
+    assert.notEqual(then[0], first[0], 'a new patient moves the first set');
+    assert.equal(then[1], first[1], 'and leaves the second as it was');
   });
 });

@@ -1,7 +1,7 @@
 import type { OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import type { VNode } from 'preact';
 import type { Db, Executor } from '../../db/database.js';
-import { patientVersionReader, versionReader } from './table-versions.js';
+import { patientVersionReader, versionReader, versionsReader } from './table-versions.js';
 import { DERIVED_TABLES, isPatientTable, KNOWN_TABLES, VERSIONED_TABLES, type VersionedTable } from '../tables.js';
 import { FragmentCache } from './fragment-cache.js';
 import { renderFrame, type Fragment } from '../../web/render.js';
@@ -94,14 +94,45 @@ export class PageCache {
   /** The page for this input: kept, or rendered now (and kept); null when the render says it does not exist. */
   async get<Input, Meta>(page: PageDeclaration<Input, Meta>, input: Input): Promise<KeptPage<Meta> | null> {
     if (!this.enabled) return this.render(page, input);
-    const slot = this.slotOf(page);
     // The versions are read before anything the page shows: nothing kept is older than the version it is kept under.
-    const version = await slot.version(this.db, input);
-    const kept = await slot.cache.get(version, keyOf(input), async () => {
+    const version = await this.slotOf(page).version(this.db, input);
+    return (await this.keep(page, input, version)).kept;
+  }
+
+  /**
+   * Two kept pages shown together (the dashboard and the agenda's counts in its hole): the same as two `get`s, with
+   * both versions read in one statement before either page (decision 0220). Pages kept by table versions only.
+   */
+  async getBoth<A, MA, B, MB>(
+    a: PageDeclaration<A, MA>,
+    inputA: A,
+    b: PageDeclaration<B, MB>,
+    inputB: B,
+  ): Promise<[KeptPage<MA> | null, KeptPage<MB> | null]> {
+    if (!this.enabled) return [await this.render(a, inputA), await this.render(b, inputB)];
+    const [versionA, versionB] = await this.pairReaderOf(a, b)(this.db);
+    return [(await this.keep(a, inputA, versionA!)).kept, (await this.keep(b, inputB, versionB!)).kept];
+  }
+
+  private readonly pairReaders = new Map<string, (db: Db) => Promise<string[]>>();
+
+  private pairReaderOf(a: PageDeclaration<any, any>, b: PageDeclaration<any, any>): (db: Db) => Promise<string[]> {
+    const key = `${a.name}\n${b.name}`;
+    let reader = this.pairReaders.get(key);
+    if (reader === undefined) {
+      if (a.patient !== undefined || b.patient !== undefined) throw new Error(`pages ${a.name}, ${b.name}: getBoth takes pages kept by table versions`);
+      reader = versionsReader([a.tables, b.tables]);
+      this.pairReaders.set(key, reader);
+    }
+    return reader;
+  }
+
+  /** The page's entry kept under `version`, or rendered now (and kept). */
+  private keep<Input, Meta>(page: PageDeclaration<Input, Meta>, input: Input, version: string): Promise<{ bytes: number; kept: KeptPage<Meta> | null }> {
+    return this.slotOf(page).cache.get(version, keyOf(input), async () => {
       const rendered = await this.render(page, input);
       return { bytes: rendered?.fragments.reduce((n, f) => n + f.size, 0) ?? 0, kept: rendered };
     });
-    return kept.kept;
   }
 
   /** Requests of kept pages served from the cache, and those rendered (every page of this instance so far). */

@@ -52,6 +52,24 @@ export function versionReader(tables: readonly VersionedTable[]): (db: Executor)
 }
 
 /**
+ * A reader of the versions of several sets of tables in one statement (a page shown with another kept part, such
+ * as the dashboard and the agenda's counts: decision 0220): each set's sum, in order, as versionReader gives it.
+ */
+export function versionsReader(sets: readonly (readonly VersionedTable[])[]): (db: Executor) => Promise<string[]> {
+  const all = [...new Set(sets.flat())];
+  const select = precompiled((db: Executor) =>
+    db
+      .selectFrom('table_versions')
+      .select(sets.map((tables, i) => sql<number | string>`coalesce(sum(case when ${tableNameOf(db)} in (${sql.join([...tables])}) then n end), 0)`.as(`v${i}`)))
+      .where(tableNameOf(db), 'in', all),
+  );
+  return async (db) => {
+    const row = ((await select(db))[0] ?? {}) as Record<string, number | string | undefined>;
+    return sets.map((_, i) => String(row[`v${i}`] ?? 0));
+  };
+}
+
+/**
  * A reader of one patient's version of a page declared with `tables`: that patient's counter (covering the tables
  * of PATIENT_TABLES, src/platform/tables.ts) plus the versions of the other tables. Both only grow, so the sum changes with every change
  * of either and never comes back to a value it had.
