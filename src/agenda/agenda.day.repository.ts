@@ -74,7 +74,7 @@ export async function countBookedVisits(db: Executor, f: AgendaFilters): Promise
   return Number(row!.n);
 }
 
-/** The page's visits with what the agenda shows of each; the last two arguments are the page's limit and offset. */
+/** The page's visits with what the agenda shows of each (no more); the last two arguments are the page's limit and offset. */
 const listStatements = byShape((db, shape, args) => {
   const [limit, offset] = args.slice(-2) as [number, number];
   const ids = bookedOn(db, shape, args.slice(0, -2)).select('c.id').orderBy('c.fecha').orderBy('c.hora').orderBy('c.id').limit(limit).offset(offset);
@@ -91,12 +91,8 @@ const listStatements = byShape((db, shape, args) => {
       'c.fecha',
       'c.hora',
       'c.duracion_min',
-      'c.profesional_id',
-      'c.recurso_id',
-      'c.exam_record_id',
       'p.nombre',
       'p.apellido',
-      'p.programa',
       't.nombre as tipo_nombre',
       'u.username as profesional',
       'r.nombre as recurso',
