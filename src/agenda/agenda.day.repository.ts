@@ -1,6 +1,7 @@
 // The agenda's SQL for the day and week views and a visit's page (issue 28).
-import { sql } from 'kysely';
+import { sql, type Compilable } from 'kysely';
 import type { Executor } from '../db/database.js';
+import { precompiled } from '../platform/writes/prepared.js';
 import { addDays } from '../shared/dates.js';
 import { startMinute } from './agenda.rules.js';
 
@@ -19,8 +20,27 @@ export const AGENDA_PAGE_SIZE = 100;
 /** Visits one professional's or one resource's days show at most (a week is a few dozen). */
 const AGENDA_WHOLE_LIMIT = 1000;
 
-/** The booked, attended and missed visits of the days from `desde` to `hasta` (the citas alone, aliased c). */
-function bookedOn(db: Executor, f: AgendaFilters) {
+/** Which of the views a request asks for: the statements differ by the filters given. */
+type Shape = 'clinica' | 'profesional' | 'recurso' | 'ambos';
+
+/**
+ * The filters as a statement's arguments, in its order: the days' bounds (dates for the whole clinic, minutes for
+ * a professional or a resource), then the professional and the resource given.
+ */
+function argumentsOf(f: AgendaFilters): { shape: Shape; args: (string | number)[] } {
+  if (f.profesional === null && f.recurso === null) return { shape: 'clinica', args: [f.desde, f.hasta] };
+  const bounds = [startMinute(f.desde, '00:00'), startMinute(addDays(f.hasta, 1), '00:00')];
+  if (f.recurso === null) return { shape: 'profesional', args: [...bounds, f.profesional!] };
+  if (f.profesional === null) return { shape: 'recurso', args: [...bounds, f.recurso] };
+  return { shape: 'ambos', args: [...bounds, f.profesional, f.recurso] };
+}
+
+/**
+ * The booked, attended and missed visits of the days (the citas alone, aliased c), for a shape: `args` are the
+ * statement's arguments as argumentsOf orders them (placeholders when precompiled).
+ */
+function bookedOn(db: Executor, shape: Shape, args: readonly unknown[]) {
+  const [lo, hi, first, second] = args as [unknown, unknown, number, number];
   let q = db
     .selectFrom('citas as c')
     // Booked, attended or missed, said as "none of the others": an equality on estado would make SQLite (no
@@ -29,35 +49,35 @@ function bookedOn(db: Executor, f: AgendaFilters) {
   // The days bounded once, in the terms of the index that serves the view (a booked visit has both): bounded twice,
   // PostgreSQL took the two ranges as independent, expected one visit instead of a thousand and joined row by row
   // (decision 0240). The whole clinic: citas_dia_idx by date; a professional or a resource: their index by minute.
-  if (f.profesional === null && f.recurso === null) {
-    q = q.where('c.fecha', '>=', f.desde).where('c.fecha', '<=', f.hasta);
-  } else {
-    q = q.where('c.inicio_min', '>=', startMinute(f.desde, '00:00')).where('c.inicio_min', '<', startMinute(addDays(f.hasta, 1), '00:00'));
-  }
-  if (f.profesional !== null) q = q.where('c.profesional_id', '=', f.profesional);
-  if (f.recurso !== null) q = q.where('c.recurso_id', '=', f.recurso);
-  return q;
+  if (shape === 'clinica') return q.where('c.fecha', '>=', lo as string).where('c.fecha', '<=', hi as string);
+  q = q.where('c.inicio_min', '>=', lo as number).where('c.inicio_min', '<', hi as number);
+  if (shape === 'profesional') return q.where('c.profesional_id', '=', first);
+  if (shape === 'recurso') return q.where('c.recurso_id', '=', first);
+  return q.where('c.profesional_id', '=', first).where('c.recurso_id', '=', second);
 }
+
+const SHAPES: readonly Shape[] = ['clinica', 'profesional', 'recurso', 'ambos'];
+
+/**
+ * Each shape's statement compiled once (decision 0205): a professional's day is a kept page that mostly misses,
+ * and building, compiling and checking the statements with Kysely's builder cost more than SQLite's work for them.
+ */
+const byShape = <Row>(build: (db: Executor, shape: Shape, args: readonly unknown[]) => Compilable<Row>) =>
+  new Map(SHAPES.map((shape) => [shape, precompiled((db: Executor, ...args: unknown[]) => build(db, shape, args))] as const));
+
+const countStatements = byShape((db, shape, args) => bookedOn(db, shape, args).select((eb) => eb.fn.countAll().as('n')));
 
 /** How many visits the days hold (a whole clinic's days are paged by it). */
 export async function countBookedVisits(db: Executor, f: AgendaFilters): Promise<number> {
-  const row = await bookedOn(db, f).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-  return Number(row.n);
+  const { shape, args } = argumentsOf(f);
+  const [row] = await countStatements.get(shape)!(db, ...args);
+  return Number(row!.n);
 }
 
-/**
- * The visits of the days by day, time and id, with what the agenda shows of each: those of `page` (a whole
- * clinic's days, counted by countBookedVisits), or the first thousand. The page is cut from the index alone
- * (citas_dia_idx or the professional's or resource's), and only its visits are joined.
- */
-export async function listBookedVisits(db: Executor, f: AgendaFilters, page?: { offset: number; limit: number }) {
-  const ids = bookedOn(db, f)
-    .select('c.id')
-    .orderBy('c.fecha')
-    .orderBy('c.hora')
-    .orderBy('c.id')
-    .limit(page?.limit ?? AGENDA_WHOLE_LIMIT)
-    .offset(page?.offset ?? 0);
+/** The page's visits with what the agenda shows of each (no more); the last two arguments are the page's limit and offset. */
+const listStatements = byShape((db, shape, args) => {
+  const [limit, offset] = args.slice(-2) as [number, number];
+  const ids = bookedOn(db, shape, args.slice(0, -2)).select('c.id').orderBy('c.fecha').orderBy('c.hora').orderBy('c.id').limit(limit).offset(offset);
   return db
     .selectFrom('citas as c')
     .innerJoin('patients as p', 'p.id', 'c.paciente_id')
@@ -71,12 +91,8 @@ export async function listBookedVisits(db: Executor, f: AgendaFilters, page?: { 
       'c.fecha',
       'c.hora',
       'c.duracion_min',
-      'c.profesional_id',
-      'c.recurso_id',
-      'c.exam_record_id',
       'p.nombre',
       'p.apellido',
-      'p.programa',
       't.nombre as tipo_nombre',
       'u.username as profesional',
       'r.nombre as recurso',
@@ -84,8 +100,17 @@ export async function listBookedVisits(db: Executor, f: AgendaFilters, page?: { 
     .where('c.id', 'in', ids)
     .orderBy('c.fecha')
     .orderBy('c.hora')
-    .orderBy('c.id')
-    .execute();
+    .orderBy('c.id');
+});
+
+/**
+ * The visits of the days by day, time and id, with what the agenda shows of each: those of `page` (a whole
+ * clinic's days, counted by countBookedVisits), or the first thousand. The page is cut from the index alone
+ * (citas_dia_idx or the professional's or resource's), and only its visits are joined.
+ */
+export async function listBookedVisits(db: Executor, f: AgendaFilters, page?: { offset: number; limit: number }) {
+  const { shape, args } = argumentsOf(f);
+  return listStatements.get(shape)!(db, ...args, page?.limit ?? AGENDA_WHOLE_LIMIT, page?.offset ?? 0);
 }
 export type BookedVisit = Awaited<ReturnType<typeof listBookedVisits>>[number];
 

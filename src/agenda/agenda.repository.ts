@@ -1,7 +1,7 @@
 // The agenda's SQL for its catalogues, plans, a cycle's visits and booking (issue 28). The database or the transaction comes first.
 import { sql } from 'kysely';
 import type { Executor, Trx } from '../db/database.js';
-import { insertRowReturningId, insertRow } from '../platform/writes/prepared.js';
+import { insertRowReturningId, insertRow, precompiled } from '../platform/writes/prepared.js';
 import type { PlanLine, PlannedVisit } from './agenda.rules.js';
 import type { CitaEstado, CitaRow } from './agenda.table.js';
 
@@ -10,12 +10,14 @@ import type { CitaEstado, CitaRow } from './agenda.table.js';
 
 export const listTipos = (db: Executor) => db.selectFrom('agenda_tipos').selectAll().orderBy('orden').execute();
 export const findTipo = (db: Executor, codigo: string) => db.selectFrom('agenda_tipos').selectAll().where('codigo', '=', codigo).executeTakeFirst();
-export const listRecursos = (db: Executor) => db.selectFrom('agenda_recursos').selectAll().where('activo', '=', 1).orderBy('nombre').execute();
+// The catalogues every agenda page offers, compiled once (decision 0205).
+export const listRecursos = precompiled((db: Executor) => db.selectFrom('agenda_recursos').selectAll().where('activo', '=', 1).orderBy('nombre'));
 export const findRecurso = (db: Executor, id: number) =>
   db.selectFrom('agenda_recursos').selectAll().where('id', '=', id).where('activo', '=', 1).executeTakeFirst();
 /** The professionals a visit may be booked with: the active users. */
-export const listProfesionales = (db: Executor) =>
-  db.selectFrom('users').select(['id', 'username']).where('is_active', '=', 1).orderBy('username_key').execute();
+export const listProfesionales = precompiled((db: Executor) =>
+  db.selectFrom('users').select(['id', 'username']).where('is_active', '=', 1).orderBy('username_key'),
+);
 export const findProfesional = (db: Executor, id: number) =>
   db.selectFrom('users').select(['id', 'username']).where('id', '=', id).where('is_active', '=', 1).executeTakeFirst();
 export const findAjustes = (db: Executor) => db.selectFrom('agenda_ajustes').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();

@@ -1,10 +1,11 @@
 // The agenda's day and week (issue 28).
 import { formatDateEs } from '../../shared/dates.js';
-import { SelectField, TextField, type Choice } from '../../web/fields.js';
+import { SelectField, TextField, type Choice, type FieldErrors, type FormValues } from '../../web/fields.js';
+import { cutMarkup, escapedMarkup, joinMarkup, markupByChoice, markupOf, markupTemplate, Prerendered, type Markup } from '../../web/render.js';
 import { Pagination } from '../../web/pagination.js';
 import { estadoLabel, longDateEs } from '../agenda.rules.js';
 import { AGENDA_PAGE_SIZE, type BookedVisit } from '../agenda.day.repository.js';
-import { endOf, patientLink } from './agenda.views.js';
+import { endOf } from './agenda.views.js';
 
 // ---------------------------------------------------------------------------------------------------------
 
@@ -59,15 +60,7 @@ export function AgendaDayContent(p: AgendaDayProps) {
           Recordatorios de mañana
         </a>
       </nav>
-      <form method="get" action="/agenda/" class="card inline-form no-print" novalidate>
-        <TextField name="fecha" label="Día" type="date" values={values} errors={{}} />
-        <SelectField name="profesional" label="Profesional" choices={p.profesionales} values={values} errors={{}} placeholder="Toda la clínica" />
-        <SelectField name="recurso" label="Recurso" choices={p.recursos} values={values} errors={{}} placeholder="Todos" />
-        <SelectField name="vista" label="Vista" choices={[{ value: 'dia', label: 'Día' }, { value: 'semana', label: 'Semana' }]} values={values} errors={{}} placeholder="Día" />
-        <button type="submit" class="button">
-          Ver
-        </button>
-      </form>
+      <Prerendered markup={filterFormMarkup(p.profesionales, p.recursos, values)} />
       {p.paging !== null && p.paging.total > 0 && (
         <p class="result-count" data-total={String(p.paging.total)}>
           {`${p.paging.total.toLocaleString('es-CO')} ${p.paging.total === 1 ? 'cita' : 'citas'}`}
@@ -90,21 +83,7 @@ export function AgendaDayContent(p: AgendaDayProps) {
             </tr>
           </thead>
           <tbody>
-            {p.visits.map((v) => (
-              <tr data-cita={String(v.id)}>
-                {p.semana && <td data-label="Día">{formatDateEs(v.fecha ?? '')}</td>}
-                <td data-label="Hora">
-                  {v.hora}–{endOf(v.hora, v.duracion_min)}
-                </td>
-                <td data-label="Paciente">{patientLink(v)}</td>
-                <td data-label="Cita">
-                  <a href={`/agenda/citas/${v.id}/`}>{v.tipo_nombre}</a>
-                </td>
-                <td data-label="Profesional">{v.profesional ?? ''}</td>
-                <td data-label="Recurso">{v.recurso ?? ''}</td>
-                <td data-label="Estado">{estadoLabel(v.estado)}</td>
-              </tr>
-            ))}
+            <Prerendered markup={visitRowsMarkup(p.visits, p.semana)} />
           </tbody>
         </table>
       )}
@@ -113,4 +92,174 @@ export function AgendaDayContent(p: AgendaDayProps) {
       )}
     </>
   );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The filter form, rendered once per catalogue (decision 0205): a professional's or a resource's day is a kept page
+// that mostly misses, and the ~125 professionals' options were rendered on every miss. Its markup depends on the
+// catalogues and the four values only; the values are placed as preact renders them (decision 0160).
+
+const VISTAS: readonly Choice[] = [
+  { value: 'dia', label: 'Día' },
+  { value: 'semana', label: 'Semana' },
+];
+
+const NO_ERRORS: FieldErrors = Object.freeze({});
+
+/** The filter form as the components render it: what filterFormMarkup's bytes must equal (its tests compare them). */
+export function AgendaFilterForm({ profesionales, recursos, values }: { profesionales: readonly Choice[]; recursos: readonly Choice[]; values: FormValues }) {
+  return (
+    <form method="get" action="/agenda/" class="card inline-form no-print" novalidate>
+      <TextField name="fecha" label="Día" type="date" values={values} errors={NO_ERRORS} />
+      <SelectField name="profesional" label="Profesional" choices={profesionales} values={values} errors={NO_ERRORS} placeholder="Toda la clínica" />
+      <SelectField name="recurso" label="Recurso" choices={recursos} values={values} errors={NO_ERRORS} placeholder="Todos" />
+      <SelectField name="vista" label="Vista" choices={VISTAS} values={values} errors={NO_ERRORS} placeholder="Día" />
+      <button type="submit" class="button">
+        Ver
+      </button>
+    </form>
+  );
+}
+
+/** Stands for the fields in the form rendered once: private-use characters, which nothing escapes or types. */
+const HOLE = '\uF8FF\uF8FEcampos\uF8FE\uF8FF';
+
+interface FilterFormMarkup {
+  profesionales: readonly Choice[];
+  recursos: readonly Choice[];
+  around: [Markup, Markup];
+  fields: { name: 'fecha' | 'profesional' | 'recurso' | 'vista'; markup: (value: string) => Markup }[];
+}
+
+/** The latest catalogues' form (a clinic has one of each; another only when they change). */
+let filterForm: FilterFormMarkup | null = null;
+
+const sameChoices = (a: readonly Choice[], b: readonly Choice[]) => a.length === b.length && a.every((c, i) => c.value === b[i]!.value && c.label === b[i]!.label);
+
+/** The filter form's markup: the same bytes as AgendaFilterForm with these catalogues and values. */
+export function filterFormMarkup(profesionales: readonly Choice[], recursos: readonly Choice[], values: FormValues): Markup {
+  if (filterForm === null || !sameChoices(filterForm.profesionales, profesionales) || !sameChoices(filterForm.recursos, recursos)) {
+    // Copies: the form stands for these catalogues, whatever the caller does with its arrays afterwards.
+    const ps = profesionales.map((c) => ({ ...c }));
+    const rs = recursos.map((c) => ({ ...c }));
+    filterForm = {
+      profesionales: ps,
+      recursos: rs,
+      around: cutMarkup(
+        <form method="get" action="/agenda/" class="card inline-form no-print" novalidate>
+          {HOLE}
+          <button type="submit" class="button">
+            Ver
+          </button>
+        </form>,
+        HOLE,
+      ),
+      fields: [
+        { name: 'fecha', markup: markupTemplate((v) => <TextField name="fecha" label="Día" type="date" values={{ fecha: v }} errors={NO_ERRORS} />, HOLE) },
+        {
+          name: 'profesional',
+          markup: selectMarkup((v) => <SelectField name="profesional" label="Profesional" choices={ps} values={{ profesional: v }} errors={NO_ERRORS} placeholder="Toda la clínica" />, ps),
+        },
+        { name: 'recurso', markup: selectMarkup((v) => <SelectField name="recurso" label="Recurso" choices={rs} values={{ recurso: v }} errors={NO_ERRORS} placeholder="Todos" />, rs) },
+        { name: 'vista', markup: selectMarkup((v) => <SelectField name="vista" label="Vista" choices={VISTAS} values={{ vista: v }} errors={NO_ERRORS} placeholder="Día" />, VISTAS) },
+      ],
+    };
+  }
+  const form = filterForm;
+  return joinMarkup([form.around[0], ...form.fields.map((f) => f.markup(values[f.name] ?? '')), form.around[1]]);
+}
+
+/** A select's markup per chosen value; a value outside its choices is rendered each time (markupByChoice). */
+function selectMarkup(renderWith: (value: string) => ReturnType<typeof SelectField>, choices: readonly Choice[]): (value: string) => Markup {
+  const known = new Set(choices.map((c) => c.value));
+  return markupByChoice(renderWith, (v) => v === '' || known.has(v));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The visits' rows from one template (decision 0205): preact rendered each row's nine elements on every miss, the
+// most of a week's render. The template is the row component rendered once with a hole for each text; each row
+// places its texts escaped as preact escapes them, so the bytes are the component's.
+
+/** A row's texts, as the row shows them. */
+export interface VisitCells {
+  cita: string;
+  dia: string;
+  hora: string;
+  fin: string;
+  paciente: string;
+  nombre: string;
+  tipo: string;
+  profesional: string;
+  recurso: string;
+  estado: string;
+}
+const CELLS = ['cita', 'dia', 'hora', 'fin', 'paciente', 'nombre', 'tipo', 'profesional', 'recurso', 'estado'] as const satisfies readonly (keyof VisitCells)[];
+
+export const cellsOf = (v: BookedVisit): VisitCells => ({
+  cita: String(v.id),
+  dia: formatDateEs(v.fecha ?? ''),
+  hora: v.hora ?? '',
+  fin: endOf(v.hora, v.duracion_min),
+  paciente: String(v.paciente_id),
+  nombre: `${v.nombre} ${v.apellido}`,
+  tipo: v.tipo_nombre,
+  profesional: v.profesional ?? '',
+  recurso: v.recurso ?? '',
+  estado: estadoLabel(v.estado),
+});
+
+/** A visit's row as the components render it: what visitRowsMarkup's bytes must equal (its tests compare them). */
+export function VisitRow({ semana, c }: { semana: boolean; c: VisitCells }) {
+  return (
+    <tr data-cita={c.cita}>
+      {semana && <td data-label="Día">{c.dia}</td>}
+      <td data-label="Hora">
+        {c.hora}–{c.fin}
+      </td>
+      <td data-label="Paciente">
+        <a href={`/patients/${c.paciente}/`}>{c.nombre}</a>
+      </td>
+      <td data-label="Cita">
+        <a href={`/agenda/citas/${c.cita}/`}>{c.tipo}</a>
+      </td>
+      <td data-label="Profesional">{c.profesional}</td>
+      <td data-label="Recurso">{c.recurso}</td>
+      <td data-label="Estado">{c.estado}</td>
+    </tr>
+  );
+}
+
+/** A row's markup cut at its texts: pieces[i], then the text of cells[i], …, then the last piece. */
+interface RowTemplate {
+  pieces: Markup[];
+  cells: (keyof VisitCells)[];
+}
+
+const holeOf = (i: number) => `\uF8FF${i}\uF8FE`;
+const HOLES = /\uF8FF(\d+)\uF8FE/;
+
+function rowTemplate(semana: boolean): RowTemplate {
+  const holes = Object.fromEntries(CELLS.map((name, i) => [name, holeOf(i)])) as unknown as VisitCells;
+  // Split at each hole: the pieces between and, at odd places, the holes' numbers.
+  const parts = markupOf(<VisitRow semana={semana} c={holes} />).split(new RegExp(HOLES.source, 'g'));
+  const pieces: Markup[] = [];
+  const cells: (keyof VisitCells)[] = [];
+  parts.forEach((part, i) => (i % 2 === 0 ? pieces.push(part as Markup) : cells.push(CELLS[Number(part)]!)));
+  return { pieces, cells };
+}
+
+const rowTemplates = new Map<boolean, RowTemplate>();
+
+/** The rows' markup: the same bytes as a VisitRow for each visit. */
+export function visitRowsMarkup(visits: readonly BookedVisit[], semana: boolean): Markup {
+  let t = rowTemplates.get(semana);
+  if (t === undefined) rowTemplates.set(semana, (t = rowTemplate(semana)));
+  const { pieces, cells } = t;
+  const out: Markup[] = [];
+  for (const v of visits) {
+    const c = cellsOf(v);
+    out.push(pieces[0]!);
+    for (let i = 0; i < cells.length; i++) out.push(escapedMarkup(c[cells[i]!]), pieces[i + 1]!);
+  }
+  return joinMarkup(out);
 }
