@@ -25,6 +25,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import type { Kysely } from 'kysely';
 import { engineOf, openDatabase, type Engine } from '../src/db/connection.js';
+import type { MemoryReport } from '../src/platform/memory.js';
 import { agendaScenarios, BookingWriter, loadAgendaData, type BookingTally } from './agenda.js';
 import { BENCH_PASSWORD, BENCH_USERNAME, countRows, databaseUrlFrom, displayUrl, fail, formatInt } from './common.js';
 import { MIXED_RATES, MixedWriter, mixedReads, type WriteTally } from './mixed.js';
@@ -212,15 +213,7 @@ async function cacheCounts(session: Session): Promise<{ hits: number; misses: nu
 }
 
 /** Where the server's memory is (GET /healthz/memory, decision 0250), in bytes; undefined when this server does not say. */
-interface ServerMemory {
-  rss: number;
-  heapTotal: number;
-  heapUsed: number;
-  external: number;
-  arrayBuffers: number;
-  spaces: Record<string, { used: number; size: number }>;
-  kept: Record<string, number>;
-}
+type ServerMemory = MemoryReport;
 
 async function serverMemory(session: Session): Promise<ServerMemory | undefined> {
   try {

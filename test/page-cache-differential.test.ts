@@ -53,7 +53,6 @@ type Write =
   | { kind: 'userActive'; active: boolean }
   | { kind: 'consent'; patient: number; canal: 'WHATSAPP' | 'SMS' }
   | { kind: 'bookVisit'; patient: number; hour: number }
-  | { kind: 'noShow'; visit: number }
   | { kind: 'cpapControl'; patient: number; horas: number; noches: number; day: number }
   | { kind: 'changeVisit'; visit: number; change: 'reprogramar' | 'cancelar' | 'atendida' | 'no-asistio'; hour: number; recurso: boolean }
   | { kind: 'nextDay' };
@@ -112,7 +111,6 @@ const writeArb: fc.Arbitrary<Write> = fc.oneof(
     recurso: fc.boolean(),
   }),
   fc.constant({ kind: 'nextDay' as const }),
-  fc.record({ kind: fc.constant('noShow' as const), visit: fc.nat() }),
   fc.record({ kind: fc.constant('cpapControl' as const), patient: fc.nat(), horas: fc.constantFrom(399, 400, 650), noches: fc.constantFrom(6900, 7000, 9000), day: fc.integer({ min: 0, max: 40 }) }),
 );
 
@@ -285,16 +283,6 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
           recurso: '',
         });
         assert.ok(res.status === 302 || res.status === 422, `booking answered ${res.status}`);
-        if (res.status === 302) await freshClient.get(res.location!);
-        return;
-      }
-      case 'noShow': {
-        // A booked visit missed: it joins the no-shows until its kind is booked again.
-        const booked = (await db.selectFrom('citas').select('id').where('estado', '=', 'AGENDADA').orderBy('id').execute()).map((r) => r.id);
-        const visit = pick(booked, w.visit);
-        if (visit === undefined) return;
-        const res = await freshClient.post(`/agenda/citas/${visit}/no-asistio/`, {});
-        assert.ok(res.status === 302 || res.status === 422, `no-show answered ${res.status}`);
         if (res.status === 302) await freshClient.get(res.location!);
         return;
       }
