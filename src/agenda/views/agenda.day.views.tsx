@@ -5,7 +5,7 @@ import { cutMarkup, escapedMarkup, joinMarkup, markupByChoice, markupOf, markupT
 import { Pagination } from '../../web/pagination.js';
 import { estadoLabel, longDateEs } from '../agenda.rules.js';
 import { AGENDA_PAGE_SIZE, type BookedVisit } from '../agenda.day.repository.js';
-import { endOf } from './agenda.views.js';
+import { endOf, sameChoices } from './agenda.views.js';
 
 // ---------------------------------------------------------------------------------------------------------
 
@@ -134,7 +134,6 @@ interface FilterFormMarkup {
 /** The latest catalogues' form (a clinic has one of each; another only when they change). */
 let filterForm: FilterFormMarkup | null = null;
 
-const sameChoices = (a: readonly Choice[], b: readonly Choice[]) => a.length === b.length && a.every((c, i) => c.value === b[i]!.value && c.label === b[i]!.label);
 
 /** The filter form's markup: the same bytes as AgendaFilterForm with these catalogues and values. */
 export function filterFormMarkup(profesionales: readonly Choice[], recursos: readonly Choice[], values: FormValues): Markup {

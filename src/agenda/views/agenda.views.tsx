@@ -23,6 +23,8 @@ export const endOf = (hora: string | null, min: number | null) => {
   return start === null || min === null ? '' : hhmm(start + min);
 };
 
+/** Two catalogues with the same choices in the same order (a form rendered once stands for one). */
+export const sameChoices = (a: readonly Choice[], b: readonly Choice[]) => a.length === b.length && a.every((c, i) => c.value === b[i]!.value && c.label === b[i]!.label);
 export const patientLink = (v: { paciente_id: number; nombre: string; apellido: string }) => <a href={`/patients/${v.paciente_id}/`}>{`${v.nombre} ${v.apellido}`}</a>;
 
 function SlotFields({ values, errors, profesionales, recursos }: { values: FormValues; errors: FieldErrors; profesionales: Choice[]; recursos: Choice[] }) {

@@ -1,8 +1,8 @@
 // The worklists of /agenda/pendientes/ and their counts on the dashboard (issue 28).
-import { patientLink } from './agenda.views.js';
+import { patientLink, sameChoices } from './agenda.views.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { SelectField, type Choice, type FormValues } from '../../web/fields.js';
-import { ContentMarker } from '../../web/render.js';
+import { ContentMarker, markupByChoice, Prerendered, type Markup } from '../../web/render.js';
 import type { WorklistKind, WorklistRow } from '../agenda.worklists.repository.js';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -97,13 +97,35 @@ export function WorklistControls(p: WorklistControlsProps) {
         <input type="hidden" name="lista" value={p.kind} />
         <SelectField name="programa" label="Programa" choices={p.programas} values={p.values} errors={{}} placeholder="Todos" />
         <SelectField name="entidad" label="Entidad" choices={p.entidades} values={p.values} errors={{}} placeholder="Todas" />
-        <SelectField name="profesional" label="Profesional" choices={p.profesionales} values={p.values} errors={{}} placeholder="Todos" />
+        <Prerendered markup={profesionalSelectMarkup(p.profesionales, p.values.profesional ?? '')} />
         <button type="submit" class="button">
           Filtrar
         </button>
       </form>
     </>
   );
+}
+
+/** The professionals' select as the component renders it: what profesionalSelectMarkup's bytes must equal (tests). */
+export const ProfesionalSelect = ({ choices, value }: { choices: readonly Choice[]; value: string }) => (
+  <SelectField name="profesional" label="Profesional" choices={choices} values={{ profesional: value }} errors={{}} placeholder="Todos" />
+);
+
+/** The latest catalogue's select, rendered once per chosen value (a clinic has one; another when it changes). */
+let profesionalSelect: { choices: readonly Choice[]; markup: (value: string) => Markup } | null = null;
+
+/**
+ * The professionals' select of the worklists' filter form, rendered once per catalogue and value, as the day's form is
+ * (decision 0205): it is each request's own (the kept list's hole), and its ~125 options were most of a kept hit.
+ */
+export function profesionalSelectMarkup(choices: readonly Choice[], value: string): Markup {
+  if (profesionalSelect === null || !sameChoices(profesionalSelect.choices, choices)) {
+    // A copy: the markup stands for these choices, whatever the caller does with its array afterwards.
+    const copy = choices.map((c) => ({ ...c }));
+    const known = new Set(copy.map((c) => c.value));
+    profesionalSelect = { choices: copy, markup: markupByChoice((v) => <ProfesionalSelect choices={copy} value={v} />, (v) => v === '' || known.has(v)) };
+  }
+  return profesionalSelect.markup(value);
 }
 
 /** The worklists' counts, on the dashboard: each a link to its list. */
