@@ -11,6 +11,7 @@ import { buildApp } from '../src/app.js';
 import type { Db } from '../src/db/database.js';
 import { setActiveIngresoFechaInicio, updatePatient } from '../src/patients/patient.repository.js';
 import { declaredPages } from '../src/platform/pages/page-cache.js';
+import { addDays } from '../src/shared/dates.js';
 import { createPatient, newPatientRow } from './fixtures/patient.fixtures.js';
 import {
   createTestContext,
@@ -162,7 +163,7 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
     await login(freshClient, adminName);
     // A cycle opened five weeks ago with its plan: visits overdue and due this week on the worklists from the start.
     const planned = await createPatient(ctx.db, { apellido: 'Agenda', nombre: 'Dif' }, { fechaInicio: null });
-    const opened = new Date(Date.parse(`${todayOf()}T00:00:00Z`) - 35 * 86_400_000).toISOString().slice(0, 10);
+    const opened = addDays(todayOf(), -35);
     const openedRes = await freshClient.post(`/patients/ingreso/nuevo/${planned.id}/`, { fecha_inicio: opened });
     assert.equal(openedRes.status, 302);
     await freshClient.get(openedRes.location!); // its one-time message shown
@@ -189,6 +190,18 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
     const pick = <T>(list: T[], n: number): T | undefined => (list.length === 0 ? undefined : list[n % list.length]);
     const now = ctx.clock.now().toISOString();
     const day = todayOf();
+    /** An exam record of the patient's ACTIVO cycle `daysAgo` before today (not before the cycle's start); none without one. */
+    const addRecord = async (patient: number, daysAgo: number, fields: Record<string, unknown>): Promise<void> => {
+      const id = pick(recent(ids), patient);
+      if (id === undefined) return;
+      const active = await db.selectFrom('ingresos').select(['id', 'fecha_inicio']).where('paciente_id', '=', id).where('estado', '=', 'ACTIVO').executeTakeFirst();
+      if (!active) return;
+      const fecha = addDays(day, -daysAgo);
+      await db
+        .insertInto('exam_records')
+        .values({ ingreso_id: active.id, fecha: fecha < active.fecha_inicio ? active.fecha_inicio : fecha, registrado_por: staffId, created_at: now, ...fields } as never)
+        .execute();
+    };
     switch (w.kind) {
       case 'createPatient':
         await createPatient(db, { apellido: w.apellido, nombre: 'Dif' }, { fechaInicio: w.activo ? day : null });
@@ -205,7 +218,7 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
       case 'moveStart': {
         const id = pick(recent(ids), w.patient);
         if (id === undefined) return;
-        const fecha = new Date(Date.parse(`${day}T00:00:00Z`) - w.day * 86_400_000).toISOString().slice(0, 10);
+        const fecha = addDays(day, -w.day);
         const last = await db.selectFrom('ingresos').select((eb) => eb.fn.max('fecha_fin').as('f')).where('paciente_id', '=', id).executeTakeFirst();
         if (last?.f && String(last.f) >= fecha) return;
         await db.transaction().execute((trx) => setActiveIngresoFechaInicio(trx, id, fecha, now));
@@ -230,25 +243,12 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
         await freshClient.get(res.location!);
         return;
       }
-      case 'addExam': {
-        const id = pick(recent(ids), w.patient);
-        if (id === undefined) return;
-        const active = await db.selectFrom('ingresos').select(['id', 'fecha_inicio']).where('paciente_id', '=', id).where('estado', '=', 'ACTIVO').executeTakeFirst();
-        if (!active) return;
-        const fecha = new Date(Date.parse(`${day}T00:00:00Z`) - w.day * 86_400_000).toISOString().slice(0, 10);
-        await db
-          .insertInto('exam_records')
-          .values({
-            ingreso_id: active.id,
-            kind: w.monitoreo ? 'MONITOREO' : 'OTRO',
-            fecha: fecha < active.fecha_inicio ? active.fecha_inicio : fecha,
-            registrado_por: staffId,
-            created_at: now,
-            ...(w.monitoreo ? { tipo: 'POLIGRAFIA', iah: 1520 } : { nombre_examen: 'Control', resultado: 'Normal' }),
-          } as never)
-          .execute();
+      case 'addExam':
+        await addRecord(w.patient, w.day, {
+          kind: w.monitoreo ? 'MONITOREO' : 'OTRO',
+          ...(w.monitoreo ? { tipo: 'POLIGRAFIA', iah: 1520 } : { nombre_examen: 'Control', resultado: 'Normal' }),
+        });
         return;
-      }
       case 'voidExam': {
         const exams = (await db.selectFrom('exam_records').select('id').where('anulado_at', 'is', null).orderBy('id').execute()).map((r) => r.id);
         const exam = pick(exams, w.exam);
@@ -286,19 +286,10 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
         if (res.status === 302) await freshClient.get(res.location!);
         return;
       }
-      case 'cpapControl': {
+      case 'cpapControl':
         // A CPAP download, adherent or not (4 h on 70 % of nights), recent or older than the 30 days looked at.
-        const id = pick(recent(ids), w.patient);
-        if (id === undefined) return;
-        const active = await db.selectFrom('ingresos').select(['id', 'fecha_inicio']).where('paciente_id', '=', id).where('estado', '=', 'ACTIVO').executeTakeFirst();
-        if (!active) return;
-        const fecha = new Date(Date.parse(`${day}T00:00:00Z`) - w.day * 86_400_000).toISOString().slice(0, 10);
-        await db
-          .insertInto('exam_records')
-          .values({ ingreso_id: active.id, kind: 'MONITOREO', tipo: 'DESCARGA_CPAP', fecha: fecha < active.fecha_inicio ? active.fecha_inicio : fecha, registrado_por: staffId, created_at: now, horas_uso_promedio: w.horas, porcentaje_noches_4h: w.noches } as never)
-          .execute();
+        await addRecord(w.patient, w.day, { kind: 'MONITOREO', tipo: 'DESCARGA_CPAP', horas_uso_promedio: w.horas, porcentaje_noches_4h: w.noches });
         return;
-      }
       case 'changeVisit': {
         // A booked visit moved (today, perhaps to a resource), cancelled, attended or missed, through its forms.
         const booked = (await db.selectFrom('citas').select('id').where('estado', '=', 'AGENDADA').orderBy('id').execute()).map((r) => r.id);
