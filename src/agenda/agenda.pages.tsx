@@ -2,6 +2,9 @@
 // counts, kept per filters and day, which the lists' links and the dashboard share (decision 0210); the day and week
 // agenda (decision 0200). Each is kept per input and per version of the tables it reads.
 import { addDays } from '../shared/dates.js';
+import { pageOf } from '../shared/paging.js';
+import type { Executor } from '../db/database.js';
+import type { Choice } from '../web/fields.js';
 import { declarePage } from '../platform/pages/page-cache.js';
 import { countWorklists, listWorklist, type WorklistFilters, type WorklistKind } from './agenda.worklists.repository.js';
 import { listProfesionales, listRecursos } from './agenda.repository.js';
@@ -10,6 +13,10 @@ import type { AgendaQuery } from './agenda.schema.js';
 import { weekStart } from './agenda.rules.js';
 import { AgendaCounts, WorklistContent } from './views/agenda.worklists.views.js';
 import { AgendaDayContent } from './views/agenda.day.views.js';
+
+/** The professionals (active users) and the active resources as a form's choices: the agenda's filters and booking. */
+export const profesionalChoices = async (db: Executor): Promise<Choice[]> => (await listProfesionales(db)).map((u) => ({ value: String(u.id), label: u.username }));
+export const recursoChoices = async (db: Executor): Promise<Choice[]> => (await listRecursos(db)).map((r) => ({ value: String(r.id), label: r.nombre }));
 
 /** What the worklists read: every change to these moves a patient between the lists. */
 const WORKLIST_TABLES = ['citas', 'ingresos', 'patients', 'exam_records', 'agenda_tipos'] as const;
@@ -73,15 +80,14 @@ export const agendaDayPage = declarePage<{ query: AgendaQuery; today: string }>(
     let visits;
     if (q.profesional === null && q.recurso === null) {
       const total = await countBookedVisits(db, filters);
-      const pageCount = Math.max(1, Math.ceil(total / AGENDA_PAGE_SIZE));
-      const page = Math.min(q.pagina, pageCount);
+      const { page, pageCount, offset } = pageOf(q.pagina, total, AGENDA_PAGE_SIZE);
       paging = { total, page, pageCount };
-      visits = await listBookedVisits(db, filters, { offset: (page - 1) * AGENDA_PAGE_SIZE, limit: AGENDA_PAGE_SIZE });
+      visits = await listBookedVisits(db, filters, { offset, limit: AGENDA_PAGE_SIZE });
     } else {
       visits = await listBookedVisits(db, filters);
     }
-    const profesionales = (await listProfesionales(db)).map((u) => ({ value: String(u.id), label: u.username }));
-    const recursos = (await listRecursos(db)).map((r) => ({ value: String(r.id), label: r.nombre }));
+    const profesionales = await profesionalChoices(db);
+    const recursos = await recursoChoices(db);
     return {
       node: (
         <AgendaDayContent

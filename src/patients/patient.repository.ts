@@ -6,6 +6,7 @@ import type { Database, Executor } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { insertRowReturningId } from '../platform/writes/prepared.js';
 import { conflict } from '../shared/domain-error.js';
+import { pageOf } from '../shared/paging.js';
 import { mesCapita, mesFiltroRange } from '../ingresos/ingreso.rules.js';
 import { cycleNumberOf } from '../ingresos/cycle-number.js';
 import type { IngresoRow } from '../ingresos/ingreso.table.js';
@@ -334,9 +335,8 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
     counted = Number(matched[0]?.n ?? 0);
     if (counted <= few) {
       const total = counted;
-      const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
-      const page = Math.min(Math.max(1, Math.trunc(Number.isFinite(s.page) ? s.page : 1)), pageCount);
-      const ids = matched.slice(1 + (page - 1) * PAGE_SIZE, 1 + page * PAGE_SIZE).map((r) => Number(r.id));
+      const { page, pageCount, offset } = pageOf(s.page, total, PAGE_SIZE);
+      const ids = matched.slice(1 + offset, 1 + offset + PAGE_SIZE).map((r) => Number(r.id));
       if (ids.length === 0) return { rows: [], total, page, pageCount };
       return { rows: await pageRows(db, sql`select q.id from patients as q where q.id in (${sql.join(ids)})`, s.today), total, page, pageCount };
     }
@@ -358,10 +358,7 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
         : sql`select cast(count(*) as integer) as n from patients_fts where patients_fts match ${fts}`;
   const total = !searching ? scope : (counted ?? Number((await sql<{ n: number }>`${countQuery}`.execute(db)).rows[0]?.n ?? 0));
 
-  const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
-  const page = Math.min(Math.max(1, Math.trunc(Number.isFinite(s.page) ? s.page : 1)), pageCount);
-  const offset = (page - 1) * PAGE_SIZE;
-  const size = Math.min(PAGE_SIZE, total - offset);
+  const { page, pageCount, offset, size } = pageOf(s.page, total, PAGE_SIZE);
   if (size <= 0) return { rows: [], total, page, pageCount };
 
   // Past the middle, read from the end: no page reads more than half of the list.
@@ -402,14 +399,6 @@ export async function searchPatients(db: Executor, s: PatientSearch): Promise<Pa
   return { rows: await pageRows(db, pageIds, s.today), total, page, pageCount };
 }
 
-/** A page number as the spec reads it (not a number: 1; past the last page: the last), and its list's pages. */
-function pageOf(requested: number, total: number): { page: number; pageCount: number; offset: number; size: number } {
-  const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
-  const page = Math.min(Math.max(1, Math.trunc(Number.isFinite(requested) ? requested : 1)), pageCount);
-  const offset = (page - 1) * PAGE_SIZE;
-  return { page, pageCount, offset, size: Math.min(PAGE_SIZE, total - offset) };
-}
-
 /**
  * A page of the list of every active patient (or every patient) without a search, from patient_list_blocks
  * (migration 0441, decision 0171): the blocks' counts give the total and the patients before each block's start;
@@ -422,7 +411,7 @@ async function blockPage(db: Executor, active: boolean, requested: number, today
     select start_key, ${sql.raw(active ? 'n_active' : 'n_all')} as n from patient_list_blocks order by start_key`.execute(db);
   let total = 0;
   for (const b of blocks) total += Number(b.n);
-  const { page, pageCount, offset, size } = pageOf(requested, total);
+  const { page, pageCount, offset, size } = pageOf(requested, total, PAGE_SIZE);
   if (size <= 0) return { rows: [], total, page, pageCount };
   // The last block start at or before the page's first row, and the first at or after its end (null: the end).
   let from = { key: '', before: 0 };
