@@ -139,7 +139,6 @@ export const listCycleVisits = (db: Executor, ingresoId: number) =>
     .limit(200)
     .execute();
 
-
 export const listVisitHistoryWithUsers = (db: Executor, citaId: number) =>
   db
     .selectFrom('cita_historial as h')

@@ -11,10 +11,10 @@ import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { attendVisit, bookVisit, cancelVisit, createFeed, feedOwner, giveConsent, markNoShow, markReminded, rescheduleVisit, revokeFeed, withdrawConsent, type AgendaResult } from './agenda.actions.js';
 import { renderFeed } from './agenda.ical.js';
 import { ConsentPage, FeedPage, RemindersPage } from './views/contact.views.js';
-import { findAjustes, findBookingPatient, listCycleExamsOn, listProfesionales, listRecursos, listTipos } from './agenda.repository.js';
+import { findAjustes, findBookingPatient, listCycleExamsOn, listTipos } from './agenda.repository.js';
 import { findVisitDetail, listBookedVisits, listCycleVisits, listVisitHistoryWithUsers } from './agenda.day.repository.js';
 import { WORKLIST_LIMIT, type WorklistKind } from './agenda.worklists.repository.js';
-import { agendaCountsPage, agendaDayPage, countsInput, worklistInput, worklistPage } from './agenda.pages.js';
+import { agendaCountsPage, agendaDayPage, countsInput, profesionalChoices, recursoChoices, worklistInput, worklistPage } from './agenda.pages.js';
 import { sendKeptPage } from '../platform/pages/cached-page.js';
 import { listConsents, listFeedsOf, listFeedVisits, listRemindersOn, liveChannelsOf } from './agenda.contact.repository.js';
 import { reminderText, startMinute, weekStart, whatsappLink } from './agenda.rules.js';
@@ -32,8 +32,6 @@ const EXAM_LABEL: Record<string, string> = { MONITOREO: 'Monitoreo', PSICOLOGIA:
 
 export async function agendaRoutes(app: FastifyInstance, options: AgendaRoutesOptions): Promise<void> {
   const { db, config } = app.deps;
-  const profesionalChoices = async (): Promise<Choice[]> => (await listProfesionales(db)).map((u) => ({ value: String(u.id), label: u.username }));
-  const recursoChoices = async (): Promise<Choice[]> => (await listRecursos(db)).map((r) => ({ value: String(r.id), label: r.nombre }));
 
   app.get('/', async (request, reply) => {
     const day = today(app.deps);
@@ -53,8 +51,8 @@ export async function agendaRoutes(app: FastifyInstance, options: AgendaRoutesOp
         patient={patient}
         cycleVisits={cycleVisits}
         tipos={tipos.map((t) => ({ value: t.codigo, label: `${t.nombre} (${t.duracion_min} min)` }))}
-        profesionales={await profesionalChoices()}
-        recursos={await recursoChoices()}
+        profesionales={await profesionalChoices(db)}
+        recursos={await recursoChoices(db)}
         values={values}
         errors={errors}
       />,
@@ -103,8 +101,8 @@ export async function agendaRoutes(app: FastifyInstance, options: AgendaRoutesOp
         visit={visit}
         history={await listVisitHistoryWithUsers(db, citaId)}
         exams={exams.map((e) => ({ value: String(e.id), label: `n.º ${e.id} · ${EXAM_LABEL[e.kind] ?? e.kind} ${e.tipo ?? e.tipo_sesion ?? e.nombre_examen ?? ''}`.trim() }))}
-        profesionales={await profesionalChoices()}
-        recursos={await recursoChoices()}
+        profesionales={await profesionalChoices(db)}
+        recursos={await recursoChoices(db)}
         values={{ ...slotValues, ...values }}
         errors={errors}
         timeZone={config.timeZone}
@@ -158,7 +156,7 @@ export async function agendaRoutes(app: FastifyInstance, options: AgendaRoutesOp
       const v = queryValue(request.query, name) ?? '';
       return choices.some((c) => c.value === v) ? v : null;
     };
-    const profesionales = await profesionalChoices();
+    const profesionales = await profesionalChoices(db);
     const filters = {
       programa: pick('programa', options.programas),
       entidad: pick('entidad', options.entidades),
