@@ -165,9 +165,11 @@ export async function agendaRoutes(app: FastifyInstance, options: AgendaRoutesOp
         return v === null ? null : Number(v);
       })(),
     };
-    // Both kept (decision 0210): the list's rows per list, filters and day; the counts per filters and day.
-    const counts = (await app.pages.get(agendaCountsPage, countsInput(filters, day)))!.meta;
-    const page = (await app.pages.get(worklistPage, worklistInput(kind, filters, day)))!;
+    // Both kept (decision 0210): the list's rows per list, filters and day; the counts per filters and day. They read
+    // the same tables: one version read for both (decision 0220).
+    const [kept, listed] = await app.pages.getBoth(agendaCountsPage, countsInput(filters, day), worklistPage, worklistInput(kind, filters, day));
+    const counts = kept!.meta;
+    const page = listed!;
     const controls = (
       <WorklistControls
         kind={kind}

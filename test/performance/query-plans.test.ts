@@ -340,11 +340,11 @@ describe(`query plans of the dashboard and the capitation report (engine=${ENGIN
   test('a worklist served from the cache reads the session, the professionals and the table versions only', async () => {
     await plansOfPage('/agenda/pendientes/?lista=cpap&programa=PROGRAMA+AOS', { kept: true });
     const plans = await plansOfPage('/agenda/pendientes/?lista=cpap&programa=PROGRAMA+AOS', { kept: true });
-    // The professionals' names for the filter (each request's own), then the counts' and the list's versions
-    // (decision 0210): no list is walked again.
+    // The professionals' names for the filter (each request's own), then the counts' and the list's versions in one
+    // read (decisions 0210, 0220): no list is walked again.
     assert.deepEqual(
       plans.map((p) => /from "(\w+)"/.exec(p.sql)?.[1]),
-      ['sessions', 'users', 'table_versions', 'table_versions'],
+      ['sessions', 'users', 'table_versions'],
     );
   });
 
