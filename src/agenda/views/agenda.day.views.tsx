@@ -1,11 +1,11 @@
 // The agenda's day and week (issue 28).
 import { formatDateEs } from '../../shared/dates.js';
 import { SelectField, TextField, type Choice, type FieldErrors, type FormValues } from '../../web/fields.js';
-import { cutMarkup, escapedMarkup, joinMarkup, markupByChoice, markupOf, markupTemplate, Prerendered, type Markup } from '../../web/render.js';
+import { cutMarkup, escapedMarkup, joinMarkup, markupOf, markupTemplate, Prerendered, type Markup } from '../../web/render.js';
 import { Pagination } from '../../web/pagination.js';
 import { estadoLabel, longDateEs } from '../agenda.rules.js';
 import { AGENDA_PAGE_SIZE, type BookedVisit } from '../agenda.day.repository.js';
-import { endOf, sameChoices } from './agenda.views.js';
+import { endOf, sameChoices, selectMarkup } from './agenda.views.js';
 
 // ---------------------------------------------------------------------------------------------------------
 
@@ -166,12 +166,6 @@ export function filterFormMarkup(profesionales: readonly Choice[], recursos: rea
   }
   const form = filterForm;
   return joinMarkup([form.around[0], ...form.fields.map((f) => f.markup(values[f.name] ?? '')), form.around[1]]);
-}
-
-/** A select's markup per chosen value; a value outside its choices is rendered each time (markupByChoice). */
-function selectMarkup(renderWith: (value: string) => ReturnType<typeof SelectField>, choices: readonly Choice[]): (value: string) => Markup {
-  const known = new Set(choices.map((c) => c.value));
-  return markupByChoice(renderWith, (v) => v === '' || known.has(v));
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 import { formatDateEs, formatDateTimeEs } from '../../shared/dates.js';
 import { ErrorSummary, SelectField, TextField, type Choice, type FieldErrors, type FormValues } from '../../web/fields.js';
 import { CsrfField, Layout } from '../../web/layout.js';
-import type { PageContext } from '../../web/render.js';
+import { markupByChoice, type Markup, type PageContext } from '../../web/render.js';
 import { CAN, estadoLabel, hhmm, longDateEs, minutesOfDay } from '../agenda.rules.js';
 import type { CitaEstado } from '../agenda.table.js';
 
@@ -25,6 +25,12 @@ export const endOf = (hora: string | null, min: number | null) => {
 
 /** Two catalogues with the same choices in the same order (a form rendered once stands for one). */
 export const sameChoices = (a: readonly Choice[], b: readonly Choice[]) => a.length === b.length && a.every((c, i) => c.value === b[i]!.value && c.label === b[i]!.label);
+export /** A select's markup per chosen value; a value outside its choices is rendered each time (markupByChoice). */
+function selectMarkup(renderWith: (value: string) => ReturnType<typeof SelectField>, choices: readonly Choice[]): (value: string) => Markup {
+  const known = new Set(choices.map((c) => c.value));
+  return markupByChoice(renderWith, (v) => v === '' || known.has(v));
+}
+
 export const patientLink = (v: { paciente_id: number; nombre: string; apellido: string }) => <a href={`/patients/${v.paciente_id}/`}>{`${v.nombre} ${v.apellido}`}</a>;
 
 function SlotFields({ values, errors, profesionales, recursos }: { values: FormValues; errors: FieldErrors; profesionales: Choice[]; recursos: Choice[] }) {

@@ -1,8 +1,8 @@
 // The worklists of /agenda/pendientes/ and their counts on the dashboard (issue 28).
-import { patientLink, sameChoices } from './agenda.views.js';
+import { patientLink, sameChoices, selectMarkup } from './agenda.views.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { SelectField, type Choice, type FormValues } from '../../web/fields.js';
-import { ContentMarker, markupByChoice, Prerendered, type Markup } from '../../web/render.js';
+import { ContentMarker, Prerendered, type Markup } from '../../web/render.js';
 import type { WorklistKind, WorklistRow } from '../agenda.worklists.repository.js';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -122,8 +122,7 @@ export function profesionalSelectMarkup(choices: readonly Choice[], value: strin
   if (profesionalSelect === null || !sameChoices(profesionalSelect.choices, choices)) {
     // A copy: the markup stands for these choices, whatever the caller does with its array afterwards.
     const copy = choices.map((c) => ({ ...c }));
-    const known = new Set(copy.map((c) => c.value));
-    profesionalSelect = { choices: copy, markup: markupByChoice((v) => <ProfesionalSelect choices={copy} value={v} />, (v) => v === '' || known.has(v)) };
+    profesionalSelect = { choices: copy, markup: selectMarkup((v) => <ProfesionalSelect choices={copy} value={v} />, copy) };
   }
   return profesionalSelect.markup(value);
 }
