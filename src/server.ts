@@ -1,7 +1,8 @@
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { buildApp, loggerOptions } from './app.js';
+import { buildApp } from './app.js';
+import { loggerOptions } from './web/logging.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';

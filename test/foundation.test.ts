@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Writable } from 'node:stream';
-import { buildApp, loggerOptions } from '../src/app.js';
+import { buildApp } from '../src/app.js';
+import { loggerOptions } from '../src/web/logging.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import {
   createTestContext,
