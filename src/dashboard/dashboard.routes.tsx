@@ -11,7 +11,7 @@ import { novedadesRoutes } from './novedades.routes.js';
 import { agendaCountsPage, countsInput, NO_FILTERS } from '../agenda/agenda.pages.js';
 import { FragmentSlot } from '../web/render.js';
 import { CAPITA_MESSAGES, parseCapitaMonth } from './dashboard.rules.js';
-import { CapitaReportForm, type CapitaForm } from './views/dashboard.page.js';
+import { CapitaReport, type CapitaForm } from './views/dashboard.page.js';
 
 /** Routes under /dashboard. */
 export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
@@ -31,7 +31,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
         {agenda.fragments.map((f) => (
           <FragmentSlot fragment={f} />
         ))}
-        <CapitaReportForm form={capitaForm ?? { mes, entidad: '' }} mes={mes} />
+        <CapitaReport form={capitaForm} mes={mes} />
       </>
     );
     return sendKeptPage(request, reply, page, { fill: [fill], status });

@@ -3,6 +3,7 @@ import { ENTIDADES_SALUD, PROGRAMAS, labelOf } from '../../patients/patient.rule
 import { formatDateEs } from '../../shared/dates.js';
 import { formatCop } from '../../shared/decimal.js';
 import { countOf } from '../../shared/text.js';
+import { FragmentSlot, renderFragment, type Fragment } from '../../web/render.js';
 import { MesCapitaChart } from './chart.js';
 
 const MESES = ['enero', 'febrero', 'marzo', 'abril', 'mayo', 'junio', 'julio', 'agosto', 'septiembre', 'octubre', 'noviembre', 'diciembre'];
@@ -155,6 +156,19 @@ export function DashboardSummary({ data }: { data: DashboardData }) {
     </>
   );
 }
+
+/**
+ * The capitation form in the dashboard: as sent (its values, its error) through the component, or, when nothing was
+ * sent (every GET of the dashboard), this month's empty form, rendered once a month and placed as bytes (decision
+ * 0275; the same bytes as the component, src/dashboard/views/dashboard.page.test.tsx).
+ */
+export function CapitaReport({ form, mes }: { form: CapitaForm | null; mes: string }) {
+  if (form !== null) return <CapitaReportForm form={form} mes={mes} />;
+  if (emptyForm?.mes !== mes) emptyForm = { mes, fragment: renderFragment(<CapitaReportForm form={{ mes, entidad: '' }} mes={mes} />) };
+  return <FragmentSlot fragment={emptyForm.fragment} />;
+}
+
+let emptyForm: { mes: string; fragment: Fragment } | null = null;
 
 export function CapitaReportForm({ form, mes }: { form: CapitaForm; mes: string }) {
   return (
