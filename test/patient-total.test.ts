@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { searchPatients } from '../src/patients/patient.repository.js';
+import { searchPatients } from '../src/patients/patient.capita-list.repository.js';
 import * as patientTotal from '../src/db/migrations/20261127_0340_patient_total.js';
 import { createPatient } from './fixtures/patient.fixtures.js';
 import { createTestDatabase, type TestDatabase } from './helpers.js';

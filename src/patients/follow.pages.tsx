@@ -2,7 +2,7 @@
 
 import { listHistoryOfIngresos, listIngresosOfPatients, type HistoryEntry } from '../ingresos/ingreso.repository.js';
 import type { IngresoRow } from '../ingresos/ingreso.table.js';
-import { searchPatients } from './patient.repository.js';
+import { searchPatients } from './patient.capita-list.repository.js';
 import { groupBy } from '../shared/collections.js';
 import { LIST_PAGE_BYTES } from '../platform/pages/cached-page.js';
 import { declarePage } from '../platform/pages/page-cache.js';

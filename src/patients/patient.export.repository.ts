@@ -1,16 +1,15 @@
 // Keyset-paged queries behind the CSV exports of the list pages. The patient filter is the list pages' own
-// (patientListFilter in patient.repository.ts), read in pages of
+// (patientListFilter in patient.search.repository.ts), read in pages of
 // EXPORT_PAGE_SIZE in the lists' order (apellido, nombre, id) instead of pages of ten.
 
 import { cycleNumberOf } from '../ingresos/cycle-number.js';
 import type { Executor } from '../db/database.js';
-import { patientListFilter } from './patient.repository.js';
+import { patientListFilter, type ActiveRange } from './patient.search.repository.js';
 
 export interface PatientExportQuery {
   query: string;
-  mesFiltro: number | null;
   onlyActive: boolean;
-  today: string;
+  activeRange: ActiveRange | null;
 }
 
 export interface PatientExportRow {

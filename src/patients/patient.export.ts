@@ -3,7 +3,7 @@
 
 import type { Db } from '../db/database.js';
 import { auditedExport } from '../audit/audit.actions.js';
-import { mesCapita } from '../ingresos/ingreso.rules.js';
+import { mesCapita, mesFiltroRange } from '../ingresos/ingreso.rules.js';
 import { todayOf, type ActionContext } from '../platform/writes/action-context.js';
 import { groupBy } from '../shared/collections.js';
 import { EXPORT_PAGE_SIZE, keysetBatches, type CsvDownload, type CsvValue } from '../shared/csv.js';
@@ -20,7 +20,8 @@ export function exportPatientList(ctx: ActionContext, filters: { query: string; 
   const { db } = ctx;
   const day = todayOf(ctx);
   async function* pages() {
-    for await (const page of patientPages(db, { ...filters, onlyActive: true, today: day })) {
+    const activeRange = filters.mesFiltro !== null ? mesFiltroRange(filters.mesFiltro, day) : null;
+    for await (const page of patientPages(db, { query: filters.query, onlyActive: true, activeRange })) {
       yield page.map((r) => [...patientCells(r), r.fecha_inicio, mesCapita(r.fecha_inicio, day)]);
     }
   }
@@ -38,7 +39,7 @@ export function exportFollowList(ctx: ActionContext, filters: { query: string })
   const { db } = ctx;
   const day = todayOf(ctx);
   async function* pages() {
-    for await (const page of patientPages(db, { query: filters.query, mesFiltro: null, onlyActive: false, today: day })) {
+    for await (const page of patientPages(db, { query: filters.query, onlyActive: false, activeRange: null })) {
       const byPatient = groupBy(await findIngresosOfPatients(db, page.map((p) => p.id)), (i) => i.paciente_id);
       yield page.flatMap((p) =>
         (byPatient.get(p.id) ?? []).map((i) => [...patientCells(p), i.numero, i.estado, i.fecha_inicio, i.fecha_fin, mesCapita(i.fecha_inicio, day), i.motivo]),
@@ -62,7 +63,7 @@ export function exportExamList(ctx: ActionContext, filters: { query: string }): 
   const { db } = ctx;
   const day = todayOf(ctx);
   async function* pages() {
-    for await (const page of patientPages(db, { query: filters.query, mesFiltro: null, onlyActive: true, today: day }, { lastMonitoring: true })) {
+    for await (const page of patientPages(db, { query: filters.query, onlyActive: true, activeRange: null }, { lastMonitoring: true })) {
       yield page.map((r) => [...patientCells(r), r.fecha_inicio, mesCapita(r.fecha_inicio, day), r.ultimo_monitoreo ?? null]);
     }
   }

@@ -1,4 +1,4 @@
-import type { PatientSearchResult } from '../../patients/patient.repository.js';
+import type { PatientSearchResult } from '../../patients/patient.capita-list.repository.js';
 import { ENTIDADES_SALUD, labelOf, PROGRAMAS } from '../../patients/patient.rules.js';
 import { listUrl, QUERY_SEARCH_MAX } from '../../patients/patient.schema.js';
 import { NotActiveNote } from '../../patients/views/not-active-note.js';

@@ -1,7 +1,7 @@
 import { countText } from './list.page.js';
 import { Pagination } from './pagination.js';
 import { listUrl } from '../../web/form.js';
-import type { PatientListRow, PatientSearchResult } from '../patient.repository.js';
+import type { PatientListRow, PatientSearchResult } from '../patient.capita-list.repository.js';
 import { ENTIDADES_SALUD, labelOf, PROGRAMAS } from '../patient.rules.js';
 import { formatDateEs, formatDateTimeEs } from '../../shared/dates.js';
 import { CsrfField } from '../../web/layout.js';

@@ -1,7 +1,7 @@
 import { MES_CAPITA_MAX } from '../../ingresos/ingreso.rules.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { SelectField } from '../../web/fields.js';
-import type { PatientSearchResult } from '../patient.repository.js';
+import type { PatientSearchResult } from '../patient.capita-list.repository.js';
 import { ENTIDADES_SALUD, labelOf, PROGRAMAS } from '../patient.rules.js';
 import { listUrl, type ListQuery } from '../patient.schema.js';
 import { NotActiveNote } from './not-active-note.js';
