@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
 import { openDatabase } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { searchPatients } from '../src/patients/patient.repository.js';
+import { searchPatients } from '../src/patients/patient.capita-list.repository.js';
 import { databaseUrlFrom, formatInt } from './common.js';
 import { rng } from './synthetic.js';
 import { searchesFrom } from './uncached.js';

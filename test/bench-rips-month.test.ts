@@ -5,22 +5,21 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
 import { reviewRipsMonth } from '../src/rips/rips.actions.js';
 import { addDays, todayIn } from '../src/shared/dates.js';
-import { createTestDatabase, type TestDatabase } from './helpers.js';
+import { suiteDatabase } from './fixtures/suite-database.fixtures.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PATIENTS = 30;
 
 describe('bench:data --rips-month: RIPS’s worst case', () => {
-  let t: TestDatabase;
+  const t = suiteDatabase();
   let db: Kysely<any>;
   let month: { start: string; end: string };
   before(async () => {
-    t = await createTestDatabase();
-    db = t.handle.db as Kysely<any>;
+    db = t.db;
     const today = todayIn(process.env.TIME_ZONE ?? 'America/Bogota', new Date());
     const end = addDays(`${today.slice(0, 7)}-01`, -1);
     month = { start: `${end.slice(0, 7)}-01`, end };
@@ -30,7 +29,6 @@ describe('bench:data --rips-month: RIPS’s worst case', () => {
     });
     assert.equal(run.status, 0, run.stderr + run.stdout);
   });
-  after(async () => t.drop());
 
   it('makes every patient the insurer’s, enrolled the whole month, with 3 to 7 services in it, each with its hour', async () => {
     const patients = await db.selectFrom('patients').select(['id', 'entidad_salud', 'activo_desde']).execute();

@@ -6,32 +6,30 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { editionInForce, planVisits, weekStart } from '../src/agenda/agenda.rules.js';
 import { findPlanLines } from '../src/agenda/agenda.repository.js';
 import { listWorklist } from '../src/agenda/agenda.worklists.repository.js';
 import { addDays, todayIn } from '../src/shared/dates.js';
-import { createTestDatabase, type TestDatabase } from './helpers.js';
+import { suiteDatabase } from './fixtures/suite-database.fixtures.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PATIENTS = 400;
 
 describe('bench:data: the agenda of a small generated database', () => {
-  let t: TestDatabase;
+  const t = suiteDatabase();
   let db: Kysely<any>;
   const today = todayIn(process.env.TIME_ZONE ?? 'America/Bogota', new Date());
 
   before(async () => {
-    t = await createTestDatabase();
-    db = t.handle.db;
+    db = t.db;
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/generate.ts', '--patients', String(PATIENTS), '--database', t.url, '--seed', '28'], {
       cwd: ROOT,
       encoding: 'utf8',
     });
     assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
   });
-  after(async () => t.drop());
 
   it('plans every cycle with the edition in force on its start', async () => {
     const cycles = await db

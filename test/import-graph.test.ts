@@ -1,6 +1,6 @@
 // The folders' boundaries (docs/architecture.md): the plumbing (platform/, web/, db/, shared/) imports no feature,
 // and the features import each other in one direction only (no cycle), so each can be read, tested and changed
-// from below. The features are every other folder of src/, read from the disk: a new one is checked from the start.
+// from below; where a feature reads modules of one above it (READS_ABOVE), no module is in a cycle. The features are every other folder of src/, read from the disk: a new one is checked from the start.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -26,6 +26,19 @@ const FEATURES = readdirSync(SRC, { withFileTypes: true })
  */
 const composesTables = (i: Import): boolean =>
   /\.table\.js$/.test(i.to) && ((i.from === path.join('db', 'database.ts') && i.typeOnly) || i.from === path.join('db', 'tables.ts'));
+
+/**
+ * Where a feature reads modules of a feature above it (decision 0280): `from` may import the modules of `reads` that
+ * reach no module of `from`, following their imports through the features (checked below), so no module is in a
+ * cycle and the folders keep one order otherwise. An entry no import needs any more fails: the list only shrinks.
+ */
+const READS_ABOVE: readonly { from: string; reads: string; why: string }[] = [
+  {
+    from: 'ingresos',
+    reads: 'patients',
+    why: 'the follow page (an Ingreso page) lists patients: the list pages’ search, query, labels and export columns',
+  },
+];
 
 interface Import {
   from: string;
@@ -55,6 +68,40 @@ function imports(): Import[] {
 
 const folderOf = (file: string): string => file.split(path.sep)[0]!;
 
+/** The source file an import names (`x.js` is `x.ts` or `x.tsx`), or null when it is not one (data, JSON). */
+function moduleOf(to: string, files: ReadonlySet<string>): string | null {
+  const base = to.replace(/\.js$/, '');
+  return [`${base}.ts`, `${base}.tsx`].find((f) => files.has(f)) ?? null;
+}
+
+/** A path of imports through the features from `start` to a module of `folder`, or null when there is none. */
+function pathInto(start: string, folder: string, all: readonly Import[]): string[] | null {
+  const files = new Set(all.map((i) => i.from));
+  const next = new Map<string, string[]>();
+  for (const i of all) {
+    const to = moduleOf(i.to, files);
+    // The plumbing reaches the features only by composing their *.table.ts (checked above): not followed.
+    if (to !== null && FEATURES.includes(folderOf(to))) next.set(i.from, [...(next.get(i.from) ?? []), to]);
+  }
+  const seen = new Map<string, string | null>([[start, null]]);
+  const queue = [start];
+  while (queue.length > 0) {
+    const at = queue.shift()!;
+    if (folderOf(at) === folder) {
+      const trail = [at];
+      for (let p = seen.get(at); p != null; p = seen.get(p)) trail.unshift(p);
+      return trail;
+    }
+    for (const to of next.get(at) ?? []) {
+      if (!seen.has(to)) {
+        seen.set(to, at);
+        queue.push(to);
+      }
+    }
+  }
+  return null;
+}
+
 describe('import graph', () => {
   const all = imports();
 
@@ -81,11 +128,22 @@ describe('import graph', () => {
     assert.deepEqual(wrong.map((i) => `${i.from} -> ${i.to}`), []);
   });
 
+  test('a feature reads modules of one above it only where listed, and only those that reach nothing of its own', () => {
+    const files = new Set(all.map((i) => i.from));
+    for (const { from, reads } of READS_ABOVE) {
+      const read = [...new Set(all.filter((i) => folderOf(i.from) === from && folderOf(i.to) === reads).map((i) => moduleOf(i.to, files)!))];
+      assert.ok(read.length > 0, `${from}/ imports nothing of ${reads}/ any more: remove its line from READS_ABOVE`);
+      const back = read.map((m) => pathInto(m, from, all)).filter((p) => p !== null);
+      assert.deepEqual(back.map((p) => p.join(' -> ')), [], `modules of ${reads}/ that ${from}/ imports reach ${from}/ again`);
+    }
+  });
+
   test('the features import each other in one direction only', () => {
+    const listed = (a: string, b: string) => READS_ABOVE.some((r) => r.from === a && r.reads === b);
     const edges = new Map<string, Set<string>>();
     for (const i of all) {
       const [a, b] = [folderOf(i.from), folderOf(i.to)];
-      if (a !== b && FEATURES.includes(a) && FEATURES.includes(b)) edges.set(a, (edges.get(a) ?? new Set()).add(b));
+      if (a !== b && FEATURES.includes(a) && FEATURES.includes(b) && !listed(a, b)) edges.set(a, (edges.get(a) ?? new Set()).add(b));
     }
     const cycles: string[] = [];
     const walk = (node: string, trail: string[]) => {

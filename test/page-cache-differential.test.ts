@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import type { Db } from '../src/db/database.js';
-import { setActiveIngresoFechaInicio, updatePatient } from '../src/patients/patient.repository.js';
+import { setActiveIngresoFechaInicio, updatePatient } from '../src/patients/patient.writes.repository.js';
 import { declaredPages } from '../src/platform/pages/page-cache.js';
 import { addDays } from '../src/shared/dates.js';
 import { createPatient, newPatientRow } from './fixtures/patient.fixtures.js';

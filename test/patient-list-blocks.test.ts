@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { searchPatients } from '../src/patients/patient.repository.js';
+import { searchPatients } from '../src/patients/patient.capita-list.repository.js';
 import * as listBlocks from '../src/db/migrations/20261127_0441_patient_list_blocks.js';
 import { normalizeForSearch } from '../src/shared/text.js';
 import { createPatient } from './fixtures/patient.fixtures.js';

@@ -10,7 +10,7 @@ import { Migrator, type Kysely, type Migration } from 'kysely';
 import { createPatient, newPatientForm, newPatientRow } from './fixtures/patient.fixtures.js';
 import { normalizeForSearch } from '../src/shared/text.js';
 import { listDocumentoCollisions, logDocumentoCollisions } from '../src/patients/identity.repository.js';
-import { searchPatients } from '../src/patients/patient.repository.js';
+import { searchPatients } from '../src/patients/patient.capita-list.repository.js';
 import { createTestContext, createTestDatabase, decodeEntities, ENGINE, loggedInClient, messagesIn, type TestClient, type TestContext } from './helpers.js';
 
 let ctx: TestContext;

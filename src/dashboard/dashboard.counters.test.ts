@@ -14,7 +14,7 @@ import * as counters from '../db/migrations/20261125_0070_dashboard_counters.js'
 import { applyStatusChange, findActiveIngreso, findOpenIngreso, openIngreso } from '../ingresos/ingreso.repository.js';
 import { MES_CAPITA_MAX, mesFiltroRange } from '../ingresos/ingreso.rules.js';
 import { createPatient } from '../../test/fixtures/patient.fixtures.js';
-import { setActiveIngresoFechaInicio, updatePatient } from '../patients/patient.repository.js';
+import { setActiveIngresoFechaInicio, updatePatient } from '../patients/patient.writes.repository.js';
 import { addDays } from '../shared/dates.js';
 import { createTestDatabase, createUser, type TestDatabase } from '../../test/helpers.js';
 import { countCyclesInMonth, countOpenGroups, listIngresosAtLimit } from './dashboard.repository.js';

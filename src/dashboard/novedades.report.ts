@@ -3,6 +3,7 @@
 // after another (a request holds at most one connection of the pool).
 
 import type { Executor } from '../db/database.js';
+import { pageOf } from '../shared/paging.js';
 import { mesCapita } from '../ingresos/ingreso.rules.js';
 import { capitaQueryOf } from './dashboard.export.js';
 import { capitaReferenceDate } from './dashboard.rules.js';
@@ -10,8 +11,6 @@ import { novedadFecha } from './novedades.export.js';
 import { countNovedades, findCapitaPage, findNovedadesPage } from './novedades.repository.js';
 import { NOVEDAD_TIPOS, NOVEDADES_PAGE_SIZE, type NovedadTipo, type ReportMonth } from './novedades.rules.js';
 import type { NovedadesReport } from './views/novedades.page.js';
-
-const pageCountOf = (n: number): number => Math.max(1, Math.ceil(n / NOVEDADES_PAGE_SIZE));
 
 export async function readNovedadesReport(
   db: Executor,
@@ -21,15 +20,13 @@ export async function readNovedadesReport(
   const q = { ...capitaQueryOf(month, entidad, timeZone), entidad };
   const reference = capitaReferenceDate(month, today);
 
-  const { rows: inscritos, totals, page } = await findCapitaPage(db, q, input.page, NOVEDADES_PAGE_SIZE);
-  const pageCount = pageCountOf(totals.pacientes);
+  const { rows: inscritos, totals, page, pageCount } = await findCapitaPage(db, q, input.page, NOVEDADES_PAGE_SIZE);
 
   const byKind = await countNovedades(db, q);
   const counts = Object.fromEntries(NOVEDAD_TIPOS.map((t) => [t, byKind.get(t) ?? 0])) as Record<NovedadTipo, number>;
   const total = NOVEDAD_TIPOS.reduce((s, t) => s + counts[t], 0);
-  const novedadesPageCount = pageCountOf(total);
-  const novedadesPage = Math.min(input.pageNovedades, novedadesPageCount);
-  const novedades = total === 0 ? [] : await findNovedadesPage(db, q, { offset: (novedadesPage - 1) * NOVEDADES_PAGE_SIZE, limit: NOVEDADES_PAGE_SIZE });
+  const { page: novedadesPage, pageCount: novedadesPageCount, offset } = pageOf(input.pageNovedades, total, NOVEDADES_PAGE_SIZE);
+  const novedades = total === 0 ? [] : await findNovedadesPage(db, q, { offset, limit: NOVEDADES_PAGE_SIZE });
 
   return {
     mes: month.mes,

@@ -6,6 +6,7 @@
 
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { isPostgres, type Executor } from '../db/database.js';
+import { pageOf } from '../shared/paging.js';
 import {
   CAPITA_PATIENT_COLUMNS,
   currentCapitaPatients,
@@ -46,10 +47,10 @@ export async function findCapitaPage(
   q: CapitaQuery,
   requestedPage: number,
   pageSize: number,
-): Promise<{ rows: CapitaRow[]; totals: CapitaTotals; page: number }> {
+): Promise<{ rows: CapitaRow[]; totals: CapitaTotals; page: number; pageCount: number }> {
   if (q.kind === 'current') {
     const totals = await capitaTotals(db, q);
-    const page = clampPage(requestedPage, totals.pacientes, pageSize);
+    const { page, pageCount, offset } = pageOf(requestedPage, totals.pacientes, pageSize);
     const rows = await currentCapitaPatients(db, q.entidad, q.end)
       .select([...CAPITA_PATIENT_COLUMNS, sql<string>`p.activo_desde`.as('fecha_inicio')])
       .orderBy('p.entidad_salud')
@@ -57,9 +58,9 @@ export async function findCapitaPage(
       .orderBy('p.nombre_norm')
       .orderBy('p.id')
       .limit(pageSize)
-      .offset((page - 1) * pageSize)
+      .offset(offset)
       .execute();
-    return { rows, totals, page };
+    return { rows, totals, page, pageCount };
   }
   const ordered = await pastCapitaPatients(db, q)
     .select(['l.id', sql<number | string>`count(*) over ()`.as('list_count'), sql<number | string>`sum(p.valor_capita) over ()`.as('list_total')])
@@ -70,13 +71,10 @@ export async function findCapitaPage(
     .execute();
   const first = ordered[0];
   const totals = first ? { pacientes: Number(first.list_count), total: Number(first.list_total) } : { pacientes: 0, total: 0 };
-  const page = clampPage(requestedPage, totals.pacientes, pageSize);
-  const ids = ordered.slice((page - 1) * pageSize, page * pageSize).map((r) => Number(r.id));
-  return { rows: await findCapitaRowsOfIngresos(db, ids), totals, page };
+  const { page, pageCount, offset } = pageOf(requestedPage, totals.pacientes, pageSize);
+  const ids = ordered.slice(offset, offset + pageSize).map((r) => Number(r.id));
+  return { rows: await findCapitaRowsOfIngresos(db, ids), totals, page, pageCount };
 }
-
-/** The page asked for, or the last one when it lies past the end. */
-const clampPage = (page: number, rows: number, pageSize: number): number => Math.min(page, Math.max(1, Math.ceil(rows / pageSize)));
 
 /** One novedad: a change of estado of an Ingreso (origen 0) or of a patient's insurer (origen 1). */
 export interface NovedadRow {

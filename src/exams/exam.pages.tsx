@@ -1,7 +1,9 @@
 // The exam pages kept by src/platform/pages/page-cache.ts.
 
 import { listBookedVisitsOn } from '../agenda/agenda.visits.repository.js';
-import { countMatchesNotActive, findPatientWithActiveIngreso, searchPatients } from '../patients/patient.repository.js';
+import { searchPatients } from '../patients/patient.capita-list.repository.js';
+import { countMatchesNotActive } from '../patients/patient.list.repository.js';
+import { findPatientWithActiveIngreso } from '../patients/patient.repository.js';
 import { parseIsoDate } from '../shared/dates.js';
 import { LIST_PAGE_BYTES, RECORD_PAGE_BYTES } from '../platform/pages/cached-page.js';
 import { declarePage } from '../platform/pages/page-cache.js';
@@ -18,7 +20,7 @@ export const examListPage = declarePage<{ query: string; page: number; today: st
   maxBytes: LIST_PAGE_BYTES,
   async render(db, { query, page, today }) {
     const result = await searchPatients(db, { query, onlyActive: true, page, today });
-    const notActive = await countMatchesNotActive(db, { query, today, found: result });
+    const notActive = await countMatchesNotActive(db, { query, found: result });
     return { node: <ExamListContent query={query} result={result} notActive={notActive} />, title: 'Exámenes', meta: null };
   },
 });

@@ -16,7 +16,7 @@ import { inTransaction } from '../platform/writes/transaction.js';
 import { insertRowReturningId } from '../platform/writes/prepared.js';
 import { findPatientsByDocumentoKeys, findPeopleBornOn } from '../patients/identity.repository.js';
 import { insertPatientWithCycle } from '../patients/patient.actions.js';
-import { DOCUMENTO_TAKEN } from '../patients/patient.repository.js';
+import { DOCUMENTO_TAKEN } from '../patients/patient.writes.repository.js';
 import { documentoKey } from '../patients/patient.rules.js';
 import { DomainError, isDomainError } from '../shared/domain-error.js';
 import { nameKeyOf, SimilarIndex } from './import.duplicates.js';

@@ -5,6 +5,11 @@ import { sendErrorPage } from '../web/errors.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
 import { listUrl, parseForm, parseId, queryValue } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
+import { parseSearchQuery } from '../patients/patient.search.schema.js';
+import { sendKeptPage } from '../platform/pages/cached-page.js';
+import { sendCsvExport } from '../web/csv-export.js';
+import { exportFollowList } from './follow.export.js';
+import { followPage } from './follow.pages.js';
 import { changeIngresoStatus, openNewCycle } from './ingreso.actions.js';
 import { findCycleDateBounds, findIngresoForChange } from './ingreso.repository.js';
 import { isEstado, MSG } from './ingreso.rules.js';
@@ -21,9 +26,27 @@ function backTo(values: FormValues, errors: FieldErrors): string {
   });
 }
 
-/** Routes under /patients: the Ingreso lifecycle endpoints (decisions §6); they answer with the follow page. */
+/** Routes under /patients: the follow page, its export and the Ingreso lifecycle endpoints (decisions §5 and §6), which answer with it. */
 export async function ingresoRoutes(app: FastifyInstance): Promise<void> {
   const { db } = app.deps;
+
+  // GET /patients/follow (and /patients/follow/: the router ignores the trailing slash).
+  app.get('/follow', async (request, reply) => {
+    const { query, page } = parseSearchQuery(request.query);
+    const kept = await app.pages.get(followPage, { query, page, today: today(app.deps), timeZone: app.deps.config.timeZone });
+    return sendKeptPage(request, reply, kept!);
+  });
+
+  // The follow page only reads; without this, POST would reach the patient update route (/patients/:id/).
+  app.post('/follow', async (request, reply) => {
+    reply.header('Allow', 'GET, HEAD');
+    return sendErrorPage(request, reply, 405);
+  });
+
+  app.get('/follow.csv', async (request, reply) => {
+    const { query } = parseSearchQuery(request.query);
+    return sendCsvExport(reply, exportFollowList(actionContext(request), { query }));
+  });
 
   const sendTerminatePage = async (
     request: FastifyRequest,

@@ -1,16 +1,17 @@
 // Keyset-paged queries behind the CSV exports of the list pages. The patient filter is the list pages' own
-// (patientListFilter in patient.repository.ts), read in pages of
-// EXPORT_PAGE_SIZE in the lists' order (apellido, nombre, id) instead of pages of ten.
+// (patientListFilter in patient.search.repository.ts), read in pages of
+// EXPORT_PAGE_SIZE in the lists' order (apellido, nombre, id) instead of pages of ten. The follow page's export
+// (ingresos/) reads them too: nothing here imports ingresos/.
 
-import { cycleNumberOf } from '../ingresos/cycle-number.js';
-import type { Executor } from '../db/database.js';
-import { patientListFilter } from './patient.repository.js';
+import type { Db, Executor } from '../db/database.js';
+import { EXPORT_PAGE_SIZE, keysetBatches, type CsvValue } from '../shared/csv.js';
+import { PATIENT_EXPORT_COLUMNS } from './patient.fields.js';
+import { patientListFilter, type ActiveRange } from './patient.search.repository.js';
 
 export interface PatientExportQuery {
   query: string;
-  mesFiltro: number | null;
   onlyActive: boolean;
-  today: string;
+  activeRange: ActiveRange | null;
 }
 
 export interface PatientExportRow {
@@ -77,15 +78,9 @@ export async function findPatientExportPage(
   return rows;
 }
 
-/** Every Ingreso of the given patients with its cycle number, latest start first within each patient. */
-export async function findIngresosOfPatients(db: Executor, patientIds: readonly number[]) {
-  if (patientIds.length === 0) return [];
-  return db
-    .selectFrom('ingresos')
-    .select(['id', 'paciente_id', 'estado', 'fecha_inicio', 'fecha_fin', 'motivo', cycleNumberOf('ingresos').as('numero')])
-    .where('paciente_id', 'in', patientIds)
-    .orderBy('paciente_id')
-    .orderBy('fecha_inicio', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
-}
+/** The patients of a list page in batches of EXPORT_PAGE_SIZE, in list order. */
+export const patientExportPages = (db: Db, q: PatientExportQuery, opts: { lastMonitoring?: boolean } = {}) =>
+  keysetBatches<PatientExportRow>((after) => findPatientExportPage(db, q, after, EXPORT_PAGE_SIZE, opts), EXPORT_PAGE_SIZE);
+
+/** The patient's columns every list export starts its line with (PATIENT_EXPORT_COLUMNS). */
+export const patientExportCells = (r: PatientExportRow): CsvValue[] => PATIENT_EXPORT_COLUMNS.map((c) => r[c]);

@@ -5,7 +5,9 @@ import { mesCapita } from '../ingresos/ingreso.rules.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
 import { declarePage } from '../platform/pages/page-cache.js';
 import { LIST_PAGE_BYTES, RECORD_PAGE_BYTES } from '../platform/pages/cached-page.js';
-import { countMatchesNotActive, findPatientWithOpenCycle, searchPatients } from './patient.repository.js';
+import { searchPatients } from './patient.capita-list.repository.js';
+import { countMatchesNotActive } from './patient.list.repository.js';
+import { findPatientWithOpenCycle } from './patient.repository.js';
 import { findReferralMeasures } from './referral.repository.js';
 import { edad, imc } from './patient.rules.js';
 import { patientFormValues, type ListQuery } from './patient.schema.js';
@@ -19,7 +21,7 @@ export const patientListPage = declarePage<{ filters: ListQuery; today: string }
   maxBytes: LIST_PAGE_BYTES,
   async render(db, { filters, today }) {
     const result = await searchPatients(db, { query: filters.query, mesFiltro: filters.mesFiltro, onlyActive: true, page: filters.page, today });
-    const notActive = await countMatchesNotActive(db, { query: filters.query, today, found: result, mesFiltro: filters.mesFiltro });
+    const notActive = await countMatchesNotActive(db, { query: filters.query, found: result, mesFiltro: filters.mesFiltro });
     return { node: <PatientListContent filters={filters} result={result} notActive={notActive} />, title: 'Pacientes', meta: null };
   },
 });

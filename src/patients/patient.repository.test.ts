@@ -6,7 +6,9 @@ import { createPatient } from '../../test/fixtures/patient.fixtures.js';
 import { sql } from 'kysely';
 import { readTableVersions } from '../platform/pages/table-versions.js';
 import { openIngreso } from '../ingresos/ingreso.repository.js';
-import { escapeLike, findPatientById, ftsPhrase, searchPatients, type PatientSearch } from './patient.repository.js';
+import { searchPatients, type PatientSearch } from './patient.capita-list.repository.js';
+import { findPatientById } from './patient.repository.js';
+import { escapeLike, ftsPhrase } from './patient.search.repository.js';
 
 const TODAY = '2026-11-22';
 let database: TestDatabase;

@@ -4,12 +4,10 @@ import { historyWithViews, PatientHistory } from '../audit/views/patient-history
 import { sendKeptPage } from '../platform/pages/cached-page.js';
 import { actionContext } from '../web/action-context.js';
 import { today } from '../web/deps.js';
-import { sendErrorPage } from '../web/errors.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
 import { parseId, queryValue } from '../web/form.js';
 import { pageContext, redirectWith, sendPage } from '../web/render.js';
 import { DEFAULT_DEPARTAMENTO } from './divipola.js';
-import { followPage } from './follow.pages.js';
 import type { PersonCandidate } from './identity.repository.js';
 import { createPatient, recordPatientView, updatePatientRecord } from './patient.actions.js';
 import { patientListPage, patientRecordPage } from './patient.pages.js';
@@ -24,7 +22,7 @@ const HISTORY_LIMIT = 20;
  */
 const HISTORY_CACHE_BYTES = 12 * 1024 * 1024;
 
-/** Routes under /patients: the list, the follow page, the creation form, and each patient's record. */
+/** Routes under /patients: the list, the creation form, and each patient's record (the follow page: ingresos/). */
 export async function patientRoutes(app: FastifyInstance): Promise<void> {
   const deps = app.deps;
   const { db } = deps;
@@ -32,19 +30,6 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
   app.get('/', async (request, reply) => {
     const page = await app.pages.get(patientListPage, { filters: parseListQuery(request.query), today: today(deps) });
     return sendKeptPage(request, reply, page!);
-  });
-
-  // GET /patients/follow (and /patients/follow/: the router ignores the trailing slash).
-  app.get('/follow', async (request, reply) => {
-    const { query, page } = parseListQuery(request.query);
-    const kept = await app.pages.get(followPage, { query, page, today: today(deps), timeZone: deps.config.timeZone });
-    return sendKeptPage(request, reply, kept!);
-  });
-
-  // The follow page only reads; without this, POST would reach the patient update route (/patients/:id/).
-  app.post('/follow', async (request, reply) => {
-    reply.header('Allow', 'GET, HEAD');
-    return sendErrorPage(request, reply, 405);
   });
 
   // ------------------------------------------------------------------------------------------------ create

@@ -10,34 +10,25 @@ import { DEFAULT_DEPARTAMENTO, matchCiudad, matchDepartamento } from './divipola
 import { FORM_MSG } from './patient.field-parsers.js';
 import { PATIENT_CHOICE_FIELDS, PATIENT_FIELDS, PATIENT_FORM_FIELDS, type PatientFieldName } from './patient.fields.js';
 import { documentoProblem, matchChoice, type TipoDocumento } from './patient.rules.js';
+import { parseSearchQuery, type SearchQuery } from './patient.search.schema.js';
 import type { PatientRow } from './patient.table.js';
 
 export { choiceField, decimalField, FORM_MSG } from './patient.field-parsers.js';
 export { PATIENT_FORM_FIELDS };
 
-/** Longest search text kept; anything longer is cut (no name plus documento is this long). */
-export const QUERY_SEARCH_MAX = 200;
-
-export interface ListQuery {
-  /** query_search as typed (trimmed, cut to QUERY_SEARCH_MAX); '' for none. */
-  query: string;
+export interface ListQuery extends SearchQuery {
   /** mes_filtro 1..18, or null when absent, out of range or not a number (decisions §5: ignored). */
   mesFiltro: number | null;
   /** Why a mes_filtro that was sent is ignored (shown beside the filter), or null. */
   mesFiltroError: string | null;
-  /** The requested page, ≥ 1 (a non-number means 1); searchPatients clamps it to the last page. */
-  page: number;
 }
 
 /** `?query_search=…&mes_filtro=…&page=…` of the list pages; repeated or odd parameters count as absent. */
 export function parseListQuery(query: unknown): ListQuery {
-  // Control characters cannot be part of a name or a documento (and PostgreSQL refuses NUL in text): dropped.
-  const q = (queryValue(query, 'query_search') ?? '').replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, QUERY_SEARCH_MAX);
+  const { query: q, page } = parseSearchQuery(query);
   const rawMes = (queryValue(query, 'mes_filtro') ?? '').trim();
   const mesFiltro = parseMesFiltro(rawMes);
   const mesFiltroError = rawMes !== '' && mesFiltro === null ? mesFiltroMessage(rawMes) : null;
-  const rawPage = (queryValue(query, 'page') ?? '').trim();
-  const page = /^\d{1,9}$/.test(rawPage) ? Math.max(1, Number(rawPage)) : /^\d+$/.test(rawPage) ? 1e9 : 1;
   return { query: q, mesFiltro, mesFiltroError, page };
 }
 

@@ -1,6 +1,7 @@
-import type { PatientSearchResult } from '../../patients/patient.repository.js';
+import type { PatientSearchResult } from '../../patients/patient.capita-list.repository.js';
 import { ENTIDADES_SALUD, labelOf, PROGRAMAS } from '../../patients/patient.rules.js';
-import { listUrl, QUERY_SEARCH_MAX } from '../../patients/patient.schema.js';
+import { listUrl } from '../../patients/patient.schema.js';
+import { QUERY_SEARCH_MAX } from '../../patients/patient.search.schema.js';
 import { NotActiveNote } from '../../patients/views/not-active-note.js';
 import { Pagination } from '../../patients/views/pagination.js';
 import { formatDateEs } from '../../shared/dates.js';

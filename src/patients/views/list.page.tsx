@@ -1,7 +1,8 @@
 import { MES_CAPITA_MAX } from '../../ingresos/ingreso.rules.js';
 import { formatDateEs } from '../../shared/dates.js';
+import { countOf } from '../../shared/text.js';
 import { SelectField } from '../../web/fields.js';
-import type { PatientSearchResult } from '../patient.repository.js';
+import type { PatientSearchResult } from '../patient.capita-list.repository.js';
 import { ENTIDADES_SALUD, labelOf, PROGRAMAS } from '../patient.rules.js';
 import { listUrl, type ListQuery } from '../patient.schema.js';
 import { NotActiveNote } from './not-active-note.js';
@@ -9,10 +10,6 @@ import { Pagination } from './pagination.js';
 
 /** mes_filtro options: months 1 to 18 (the specification's rango_meses 1..19, end exclusive). */
 const MESES = Array.from({ length: MES_CAPITA_MAX }, (_, i) => ({ value: String(i + 1), label: `Mes ${i + 1}` }));
-
-export function countText(total: number, singular: string, plural: string): string {
-  return `${total.toLocaleString('es-CO')} ${total === 1 ? singular : plural}`;
-}
 
 /** GET /patients/: everything the list page shows inside the layout; it depends on the filters and the data alone. */
 export function PatientListContent({ filters, result, notActive = 0 }: { filters: ListQuery; result: PatientSearchResult; notActive?: number }) {
@@ -52,7 +49,7 @@ export function PatientListContent({ filters, result, notActive = 0 }: { filters
         )}
       </form>
       <p class="result-count" data-total={String(result.total)}>
-        {countText(result.total, 'paciente encontrado', 'pacientes encontrados')}
+        {countOf(result.total, 'paciente encontrado', 'pacientes encontrados')}
       </p>
       {result.total > 0 && (
         <p class="export-link">

@@ -1,25 +1,27 @@
-import { countText } from './list.page.js';
-import { Pagination } from './pagination.js';
-import { listUrl } from '../../web/form.js';
-import type { PatientListRow, PatientSearchResult } from '../patient.repository.js';
-import { ENTIDADES_SALUD, labelOf, PROGRAMAS } from '../patient.rules.js';
+// The follow page's content (decisions §5 and §6). The patients come from the list pages' search and are shown with
+// their record's labels: modules of patients/ that import nothing of ingresos/ (test/import-graph.test.ts).
+import type { ListedPatient, ListPage } from '../../patients/patient.list.repository.js';
+import { ENTIDADES_SALUD, labelOf, PROGRAMAS } from '../../patients/patient.rules.js';
 import { formatDateEs, formatDateTimeEs } from '../../shared/dates.js';
+import { countOf } from '../../shared/text.js';
+import { listUrl } from '../../web/form.js';
 import { CsrfField } from '../../web/layout.js';
-import type { HistoryEntry } from '../../ingresos/ingreso.repository.js';
-import { isAtProgramLimit, MES_CAPITA_MAX, mesCapita, MOTIVO_MAX_LENGTH, OPEN_ESTADOS, type Estado } from '../../ingresos/ingreso.rules.js';
-import type { IngresoRow } from '../../ingresos/ingreso.table.js';
-import { FOLLOW_PATH } from '../../ingresos/views/follow.links.js';
-import { cycleName } from '../../ingresos/cycle-number.js';
+import { Pagination } from '../../web/pagination.js';
+import { cycleName } from '../cycle-number.js';
+import type { HistoryEntry } from '../ingreso.repository.js';
+import { isAtProgramLimit, MES_CAPITA_MAX, mesCapita, MOTIVO_MAX_LENGTH, OPEN_ESTADOS, type Estado } from '../ingreso.rules.js';
+import type { IngresoRow } from '../ingreso.table.js';
+import { FOLLOW_PATH } from './follow.links.js';
 
 export interface FollowPatient {
-  patient: PatientListRow;
+  patient: ListedPatient;
   /** latest start first, each with its cycle number */
   ingresos: (IngresoRow & { numero: number })[];
 }
 
 export interface FollowPageProps {
   query: string;
-  result: PatientSearchResult;
+  result: ListPage;
   patients: FollowPatient[];
   /** status history by Ingreso id, oldest first */
   history: Map<number, HistoryEntry[]>;
@@ -73,7 +75,7 @@ export function FollowContent({ query, result, patients, history, today, timeZon
         )}
       </form>
       <p class="result-count" data-total-count={String(result.total)}>
-        {countText(result.total, 'paciente encontrado', 'pacientes encontrados')}
+        {countOf(result.total, 'paciente encontrado', 'pacientes encontrados')}
       </p>
       {result.total > 0 && (
         <p class="export-link">
