@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Db } from '../db/database.js';
+import * as candidates from '../db/migrations/20261129_0540_agenda_worklist_candidates.js';
 import { rowsDifferingFromDefinition } from '../db/migrations/20261129_0540_agenda_worklist_candidates.js';
 import { addDays } from '../shared/dates.js';
 import { createTestContext, createUser, ENGINE, type TestContext } from '../../test/helpers.js';
@@ -18,11 +19,14 @@ const NOW = '2026-11-22T15:00:00.000Z';
 let ctx: TestContext;
 let db: Db;
 let staff: number;
+/** Professionals the visits are booked with, in turn (with the hour, no two of the test's visits overlap). */
+const professionals: number[] = [];
 
 before(async () => {
   ctx = await createTestContext();
   db = ctx.db;
   staff = (await createUser(db)).id;
+  for (let i = 0; i < 4; i++) professionals.push((await createUser(db)).id);
 });
 after(async () => ctx.close());
 
@@ -39,9 +43,10 @@ const listed = async (kind: WorklistKind, ids: { cita?: number; ingreso?: number
 const minutesOf = (fecha: string, hour: number) => Date.parse(`${fecha}T00:00:00.000Z`) / 60_000 + hour * 60;
 
 let slot = 0;
-/** A visit of the cycle, booked (or in another estado) on `fecha`; each at an hour of its own, so none overlaps. */
+/** A visit of the cycle, booked (or in another estado) on `fecha`; each with a professional and hour of its own. */
 async function visit(p: { id: number; ingresoId: number | null }, estado: 'AGENDADA' | 'ATENDIDA' | 'NO_ASISTIO' | 'CANCELADA', fecha: string, tipo = 'CONTROL_CPAP', hour?: number): Promise<number> {
-  const h = hour ?? 7 + (slot++ % 11);
+  const n = slot++;
+  const h = hour ?? 7 + (Math.floor(n / professionals.length) % 11);
   const inicio = minutesOf(fecha, h);
   const row = await db
     .insertInto('citas')
@@ -57,8 +62,7 @@ async function visit(p: { id: number; ingresoId: number | null }, estado: 'AGEND
       duracion_min: 30,
       inicio_min: inicio,
       fin_min: inicio + 30,
-      // A professional of its own per visit: no two of the test's visits can overlap.
-      profesional_id: (await createUser(db)).id,
+      profesional_id: professionals[n % professionals.length]!,
       recurso_id: null,
       exam_record_id: null,
       motivo: null,
@@ -208,5 +212,26 @@ describe(`the worklists' candidates kept by triggers (engine=${ENGINE})`, () => 
     await assertKept('an INSOMNIO cycle opened');
     const row = await db.selectFrom('agenda_cpap_ciclos').select('ingreso_id').where('ingreso_id', '=', p.ingresoId!).executeTakeFirst();
     assert.equal(row, undefined);
+  });
+
+  test('the migration fills both tables from the rows already there, and its down undoes it', async () => {
+    const kept = await createPatient(db, { nombre: 'Antes' }, { fechaInicio: '2026-09-01' });
+    await visit(kept, 'NO_ASISTIO', '2026-11-14');
+    await createPatient(db, { nombre: 'Antes Cpap' }, { fechaInicio: addDays(TODAY, -100) });
+    const rows = async () => ({
+      porReagendar: await db.selectFrom('agenda_por_reagendar').selectAll().orderBy('cita_id').execute(),
+      cpap: await db.selectFrom('agenda_cpap_ciclos').selectAll().orderBy('ingreso_id').execute(),
+    });
+    const before = await rows();
+    assert.ok(before.porReagendar.length > 0 && before.cpap.length > 0, 'rows to fill again');
+    await candidates.down(db as never);
+    await candidates.up(db as never);
+    await assertKept('the migration run again');
+    assert.deepEqual(await rows(), before);
+    // Its triggers are back: a new no-show is kept.
+    const p = await createPatient(db, { nombre: 'Otra vez' }, { fechaInicio: '2026-09-01' });
+    const missed = await visit(p, 'NO_ASISTIO', '2026-11-13');
+    await assertKept('a no-show after the migration ran again');
+    assert.ok(await listed('inasistencias', { cita: missed }), 'the new no-show listed');
   });
 });
