@@ -31,6 +31,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { TABLES } from '../src/db/tables.js';
 import { COUNTERS, countersDifferingFromRows, recount } from '../src/db/migrations/20261125_0070_dashboard_counters.js';
 import { fillListBlocks } from '../src/db/migrations/20261127_0441_patient_list_blocks.js';
+import { DERIVED_WORKLIST_TABLES, differingRows, fillWorklistCandidates } from '../src/db/migrations/20261129_0540_agenda_worklist_candidates.js';
 import { countDateViolations } from '../src/ingresos/date-violations.repository.js';
 import { addDays, todayIn } from '../src/shared/dates.js';
 import { patientDerivedColumns } from '../src/patients/patient.rules.js';
@@ -399,6 +400,9 @@ async function verifyDerived(db: Kysely<any>, engine: Engine, checkForeignKeys: 
                                and p.apellido_norm < coalesce((select min(c.start_key) from patient_list_blocks c where c.start_key > b.start_key), p.apellido_norm || 'x'))`,
     ]);
   }
+  for (const t of Object.keys(DERIVED_WORKLIST_TABLES) as (keyof typeof DERIVED_WORKLIST_TABLES)[]) {
+    if (tables.has(t)) checks.push([`${t} (candidatos de las listas de la agenda)`, sql.raw<{ n: number | string }>(`select ${differingRows(t)} as n`)]);
+  }
   for (const c of COUNTERS.filter((c) => tables.has(c.table))) {
     checks.push([`${c.table} (contadores del tablero)`, sql.raw<{ n: number | string }>(countersDifferingFromRows(c))]);
   }
@@ -633,6 +637,8 @@ async function main(): Promise<void> {
       // The counters whose insert triggers the fast path skipped (SKIPPED_INSERT_TRIGGERS), counted from the rows.
       const skipped = new Set(Object.values(SKIPPED_INSERT_TRIGGERS));
       await recount(db, COUNTERS.map((c) => c.table).filter((t) => skipped.has(t) && tables.has(t)));
+      // The worklists' candidates (decision 0260), whose triggers on the visits, cycles and records it skipped.
+      if (skipped.has('agenda_por_reagendar') && tables.has('agenda_por_reagendar')) await fillWorklistCandidates(db);
     }
     // The list's blocks were cut when the database was empty (one block): cut them again over the patients loaded.
     if (tables.has('patient_list_blocks')) await fillListBlocks(db);

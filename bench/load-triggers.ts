@@ -12,6 +12,7 @@ import { INSERT_TRIGGERS as ACTIVO_DESDE } from '../src/db/migrations/20261122_0
 import { INSERT_TRIGGERS as ULTIMO_MONITOREO } from '../src/db/migrations/20261122_0021_dashboard_performance.js';
 import { INSERT_TRIGGERS as COUNTER_UPKEEP } from '../src/db/migrations/20261125_0070_dashboard_counters.js';
 import { DATE_RULE_TRIGGERS } from '../src/db/migrations/20261126_0160_date_rules_on_every_write.js';
+import { INSERT_TRIGGERS as WORKLIST_CANDIDATES } from '../src/db/migrations/20261129_0540_agenda_worklist_candidates.js';
 import { registryInsertTriggers } from '../src/platform/pages/table-versions.js';
 import { EXAM_TABLE } from './exams.js';
 
@@ -22,6 +23,8 @@ export const UNTRIGGERED_TABLES: readonly string[] = ['ingresos', EXAM_TABLE, 'i
  * What the fast load does instead of each kind of trigger it skips (the rows it writes are final):
  *  - `patients.activo_desde`, `patients.ultimo_monitoreo`: written final with the patient; verifyDerived checks them;
  *  - the dashboard's counter tables: recounted from the rows after the load (recount); verifyDerived checks them;
+ *  - the worklists' candidates (agenda_por_reagendar, agenda_cpap_ciclos): filled from the rows after the load
+ *    (fillWorklistCandidates); verifyDerived checks them;
  *  - `table_versions`, `patient_versions`: counters whose values carry no meaning (decisions 0023, 0049, 0051): a
  *    database made by the generator starts with no page rendered;
  *  - `guard` (records only on an ACTIVO Ingreso) and `date rules` (decision 0063): they only refuse; the slow path
@@ -34,6 +37,8 @@ export const REPRODUCED_EFFECTS = new Set([
   'dashboard_open_counts',
   'dashboard_cycle_counts',
   'dashboard_monitoreo_counts',
+  'agenda_por_reagendar',
+  'agenda_cpap_ciclos',
   'table_versions',
   'patient_versions',
   'guard',
@@ -48,7 +53,7 @@ interface InsertTrigger {
 
 /** Every trigger on INSERT the migrations and the registry make on `engine`, with what it keeps. */
 export function knownInsertTriggers(engine: Engine): InsertTrigger[] {
-  const fromMigrations = [...EXAM_GUARD, ...ACTIVO_DESDE, ...ULTIMO_MONITOREO, ...COUNTER_UPKEEP, ...OVERLAP_GUARD]
+  const fromMigrations = [...EXAM_GUARD, ...ACTIVO_DESDE, ...ULTIMO_MONITOREO, ...COUNTER_UPKEEP, ...OVERLAP_GUARD, ...WORKLIST_CANDIDATES]
     .map((t): { table: string; name: string | null; effect: string } => ({ table: t.table, name: t.name(engine), effect: t.effect }))
     // A trigger one engine does without (PostgreSQL's overlap guard is a constraint): not there to skip.
     .filter((t): t is InsertTrigger => t.name !== null);

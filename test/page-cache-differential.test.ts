@@ -11,6 +11,7 @@ import { buildApp } from '../src/app.js';
 import type { Db } from '../src/db/database.js';
 import { setActiveIngresoFechaInicio, updatePatient } from '../src/patients/patient.writes.repository.js';
 import { declaredPages } from '../src/platform/pages/page-cache.js';
+import { rowsDifferingFromDefinition } from '../src/db/migrations/20261129_0540_agenda_worklist_candidates.js';
 import { addDays } from '../src/shared/dates.js';
 import { createPatient, newPatientRow } from './fixtures/patient.fixtures.js';
 import {
@@ -368,6 +369,10 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
         await assertSame('the start');
         for (const [i, w] of writes.entries()) {
           await apply(ctx.db, w, await patientIds(ctx.db));
+          // The worklists' candidates kept by triggers (decision 0260) equal what their definitions compute.
+          for (const table of ['agenda_por_reagendar', 'agenda_cpap_ciclos'] as const) {
+            assert.equal(await rowsDifferingFromDefinition(ctx.db as never, table), 0, `${table} after write ${i} ${JSON.stringify(w)}`);
+          }
           await assertSame(`write ${i} ${JSON.stringify(w)}`);
         }
       }),

@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { TableEntries } from '../platform/tables.js';
 
 export type CitaEstado = 'PENDIENTE' | 'AGENDADA' | 'ATENDIDA' | 'NO_ASISTIO' | 'CANCELADA' | 'PAUSADA';
@@ -111,6 +111,27 @@ export interface AgendaFeedsTable {
   revocado_at: string | null;
 }
 
+/** Written only by the database's triggers (migration 0540): read, never inserted or updated by the application. */
+type Kept<T> = { [K in keyof T]: ColumnType<T[K], never, never> };
+
+/**
+ * The no-shows still to re-book (decision 0260): a NO_ASISTIO visit of an ACTIVO cycle with no other visit of its
+ * cycle and kind booked or attended on its day or later, one row each, kept by triggers on citas and ingresos.
+ */
+export type AgendaPorReagendarTable = Kept<{ cita_id: number; ingreso_id: number; tipo: string; fecha: string }>;
+
+/**
+ * The ACTIVO cycles of the AOS program's patients, each with its latest CPAP download not voided (null without one),
+ * kept by triggers on ingresos, patients and exam_records (decision 0260).
+ */
+export type AgendaCpapCiclosTable = Kept<{
+  ingreso_id: number;
+  fecha_inicio: string;
+  ultima_descarga: string | null;
+  horas_uso_promedio: number | null;
+  porcentaje_noches_4h: number | null;
+}>;
+
 export interface AgendaTables {
   contacto_consentimientos: ContactoConsentimientosTable;
   agenda_feeds: AgendaFeedsTable;
@@ -121,6 +142,8 @@ export interface AgendaTables {
   agenda_ajustes: AgendaAjustesTable;
   citas: CitasTable;
   cita_historial: CitaHistorialTable;
+  agenda_por_reagendar: AgendaPorReagendarTable;
+  agenda_cpap_ciclos: AgendaCpapCiclosTable;
 }
 
 /** The registry's lines of these tables (src/platform/tables.ts). The agenda's pages are not kept (decision 0100). */
@@ -134,6 +157,9 @@ export const AGENDA_TABLE_ENTRIES = {
   cita_historial: {},
   contacto_consentimientos: { versioned: true, patient: { column: 'paciente_id' } },
   agenda_feeds: {},
+  // The worklists' candidates (decision 0260): kept by triggers in the statements that change these tables.
+  agenda_por_reagendar: { derivedFrom: ['citas', 'ingresos'] },
+  agenda_cpap_ciclos: { derivedFrom: ['ingresos', 'patients', 'exam_records'] },
 } as const satisfies TableEntries<keyof AgendaTables>;
 
 export type CitaRow = Selectable<CitasTable>;

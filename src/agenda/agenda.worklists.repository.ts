@@ -36,9 +36,9 @@ export const WORKLIST_LIMIT = 200;
  * The filters. The professional's cycles are read once a statement, a range of citas_profesional_ingreso_idx (17,000
  * visits of one professional at 100,000 patients): SQLite then checks each visit or cycle the list walks against
  * them in memory (a Bloom filter), where a probe per cycle (`exists`) cost 5 to 10 times more (decision 0147).
- * `cycle`: the list's cycle column (the visit's, for the lists of visits: checked before the cycle is read).
+ * `cycle`: the list's cycle column (the visit's or the kept row's: checked before the cycle is read).
  */
-function filtered<Q extends { where: (...a: any[]) => Q }>(q: Q, f: WorklistFilters, cycle: 'c.ingreso_id' | 'i.id' = 'i.id'): Q {
+function filtered<Q extends { where: (...a: any[]) => Q }>(q: Q, f: WorklistFilters, cycle: 'c.ingreso_id' | 'i.id' | 'n.ingreso_id' | 'k.ingreso_id' = 'i.id'): Q {
   let out = q;
   if (f.programa !== null) out = out.where('p.programa', '=', f.programa);
   if (f.entidad !== null) out = out.where('p.entidad_salud', '=', f.entidad);
@@ -66,32 +66,31 @@ type Week = { desde: string; hasta: string };
 function worklistQuery(db: Executor, kind: WorklistKind, f: WorklistFilters, today: string, week: Week, rows: boolean, limit = WORKLIST_LIMIT) {
   const base = db.selectFrom('ingresos as i').innerJoin('patients as p', 'p.id', 'i.paciente_id');
   const patientColumns = ['p.id as paciente_id', 'p.nombre', 'p.apellido', 'p.programa', 'p.entidad_salud', 'p.celular', 'i.id as ingreso_id'] as const;
-  if (kind === 'semana' || kind === 'vencidas' || kind === 'inasistencias') {
+  if (kind === 'inasistencias') {
+    // The no-shows still to re-book, kept by triggers (agenda_por_reagendar, decision 0260): each row walked, by date,
+    // is on the list, unless a filter leaves it out. Its cycle and patient are read for the rows kept only.
+    const q = db
+      .selectFrom('agenda_por_reagendar as n')
+      .innerJoin('ingresos as i', 'i.id', 'n.ingreso_id')
+      .innerJoin('patients as p', 'p.id', 'i.paciente_id')
+      .innerJoin('agenda_tipos as t', 't.codigo', 'n.tipo');
+    const selected = rows
+      ? q.select([...patientColumns, 'n.cita_id as cita_id', 't.nombre as tipo_nombre', sql<string | null>`n.fecha`.as('fecha'), sql<string | null>`null`.as('detalle')])
+      : q.select('n.ingreso_id');
+    return filtered(selected, f, 'n.ingreso_id').orderBy('n.fecha').orderBy('n.cita_id').limit(limit);
+  }
+  if (kind === 'semana' || kind === 'vencidas') {
     let q = base.innerJoin('citas as c', 'c.ingreso_id', 'i.id').innerJoin('agenda_tipos as t', 't.codigo', 'c.tipo');
     if (kind === 'semana') {
       // From today to Sunday: what fell due earlier this week is overdue (its own list).
       q = q.where('c.estado', '=', 'PENDIENTE').where('c.vence_el', '>=', today > week.desde ? today : week.desde).where('c.vence_el', '<=', week.hasta);
-    } else if (kind === 'vencidas') {
-      q = q.where('c.estado', '=', 'PENDIENTE').where('c.vence_el', '<', today);
     } else {
-      q = q
-        // Said as a constant, not a parameter: SQLite uses a partial index only for a condition it can read.
-        .where(sql<boolean>`c.estado = 'NO_ASISTIO'`)
-        .where('i.estado', '=', 'ACTIVO')
-        // No open cycle started before the oldest one: the walk by date (citas_inasistencias_idx, which holds what
-        // the next lines ask) skips the no-shows of older, closed cycles.
-        .where('c.fecha', '>=', sql<string>`(select min(o.fecha_inicio) from ingresos o where o.estado = 'ACTIVO')`)
-        // "On the no-show's day or later" as minutes (the start of its day; booked visits have both): said with the
-        // date, SQLite (no statistics) would answer it by walking every later booked visit. One seek into
-        // citas_reagendadas_idx, whose condition the estados below repeat word for word (a partial index).
-        .where(sql<boolean>`not exists (select 1 from citas c2 where c2.ingreso_id = c.ingreso_id and c2.tipo = c.tipo and c2.id <> c.id
-          and c2.estado in ('AGENDADA', 'ATENDIDA') and c2.inicio_min >= c.inicio_min - c.inicio_min % 1440)`);
+      q = q.where('c.estado', '=', 'PENDIENTE').where('c.vence_el', '<', today);
     }
-    const dateCol = kind === 'inasistencias' ? 'c.fecha' : 'c.vence_el';
     const selected = rows
-      ? q.select([...patientColumns, 'c.id as cita_id', 't.nombre as tipo_nombre', sql<string | null>`${sql.ref(dateCol)}`.as('fecha'), sql<string | null>`null`.as('detalle')])
+      ? q.select([...patientColumns, 'c.id as cita_id', 't.nombre as tipo_nombre', sql<string | null>`c.vence_el`.as('fecha'), sql<string | null>`null`.as('detalle')])
       : q.select('i.id as ingreso_id');
-    return filtered(selected, f, 'c.ingreso_id').orderBy(sql.ref(dateCol)).orderBy('c.id').limit(limit);
+    return filtered(selected, f, 'c.ingreso_id').orderBy('c.vence_el').orderBy('c.id').limit(limit);
   }
   if (kind === 'sin_proxima') {
     const q = base
@@ -103,21 +102,26 @@ function worklistQuery(db: Executor, kind: WorklistKind, f: WorklistFilters, tod
     return filtered(selected, f).orderBy('i.fecha_inicio').orderBy('i.id').limit(limit);
   }
   // CPAP: the AOS cycles whose latest CPAP download of the last 30 days shows non-adherence, and those past their
-  // first 90 days without any download (decision 0103).
+  // first 90 days without any download (decision 0103). The AOS program's ACTIVO cycles and their latest download are
+  // kept by triggers (agenda_cpap_ciclos, decision 0260): the walk, in the list's order, tests the dates and figures in
+  // its index and reads the cycle and the patient of the rows kept only.
   const since = addDays(today, -ADHERENCE.windowDays);
   const firstDeadline = addDays(today, -ADHERENCE.firstControlDays);
-  const latest = sql`(select e.id from exam_records e where e.ingreso_id = i.id and e.kind = 'MONITOREO' and e.tipo = 'DESCARGA_CPAP'
-      and e.anulado_at is null order by e.fecha desc, e.id desc limit 1)`;
-  const q = base
-    .leftJoin('exam_records as e', (j) => j.on(sql<boolean>`e.id = ${latest}`))
-    .where('i.estado', '=', 'ACTIVO')
-    .where('p.programa', '=', 'PROGRAMA AOS')
+  const q = db
+    .selectFrom('agenda_cpap_ciclos as k')
+    .innerJoin('ingresos as i', 'i.id', 'k.ingreso_id')
+    .innerJoin('patients as p', 'p.id', 'i.paciente_id')
     .where((eb) =>
       eb.or([
-        eb.and([eb('e.id', 'is', null), eb('i.fecha_inicio', '<=', firstDeadline)]),
+        eb.and([eb('k.ultima_descarga', 'is', null), eb('k.fecha_inicio', '<=', firstDeadline)]),
         eb.and([
-          eb('e.fecha', '>=', since),
-          eb.or([eb('e.horas_uso_promedio', '<', ADHERENCE.minHorasHundredths), eb('e.porcentaje_noches_4h', '<', ADHERENCE.minNochesHundredths), eb('e.horas_uso_promedio', 'is', null), eb('e.porcentaje_noches_4h', 'is', null)]),
+          eb('k.ultima_descarga', '>=', since),
+          eb.or([
+            eb('k.horas_uso_promedio', '<', ADHERENCE.minHorasHundredths),
+            eb('k.porcentaje_noches_4h', '<', ADHERENCE.minNochesHundredths),
+            eb('k.horas_uso_promedio', 'is', null),
+            eb('k.porcentaje_noches_4h', 'is', null),
+          ]),
         ]),
       ]),
     );
@@ -126,11 +130,11 @@ function worklistQuery(db: Executor, kind: WorklistKind, f: WorklistFilters, tod
         ...patientColumns,
         sql<number | null>`null`.as('cita_id'),
         sql<string | null>`null`.as('tipo_nombre'),
-        sql<string | null>`coalesce(e.fecha, i.fecha_inicio)`.as('fecha'),
-        sql<string | null>`case when e.id is null then 'sin_control' else cast(e.horas_uso_promedio as text) || '/' || cast(e.porcentaje_noches_4h as text) end`.as('detalle'),
+        sql<string | null>`coalesce(k.ultima_descarga, k.fecha_inicio)`.as('fecha'),
+        sql<string | null>`case when k.ultima_descarga is null then 'sin_control' else cast(k.horas_uso_promedio as text) || '/' || cast(k.porcentaje_noches_4h as text) end`.as('detalle'),
       ])
-    : q.select('i.id as ingreso_id');
-  return filtered(selected, f).orderBy('i.fecha_inicio').orderBy('i.id').limit(limit);
+    : q.select('k.ingreso_id');
+  return filtered(selected, f, 'k.ingreso_id').orderBy('k.fecha_inicio').orderBy('k.ingreso_id').limit(limit);
 }
 
 export const WORKLIST_KINDS: readonly WorklistKind[] = ['semana', 'vencidas', 'inasistencias', 'sin_proxima', 'cpap'];

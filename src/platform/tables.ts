@@ -13,9 +13,10 @@ export interface TableEntry {
   readonly versioned?: true;
   /**
    * Kept by the database's own triggers from this versioned table, in the statement that changes it (a counter,
-   * a search index): a page that declares the source may read it.
+   * a search index): a page that declares the source may read it. Several tables: kept from all of them (the
+   * agenda's worklists' candidates, decision 0260), and a page may read it only when it declares every one.
    */
-  readonly derivedFrom?: string;
+  readonly derivedFrom?: string | readonly string[];
   /** Each row belongs to one patient: every change of a row bumps that patient's counter (decision 0049). */
   readonly patient?: PatientOwner;
   /** The table exists on this engine only (SQLite's full-text index). */
@@ -50,9 +51,12 @@ const entries = Object.entries(TABLES as Readonly<Record<string, TableEntry>>);
 /** Every table whose changes bump a version the kept pages are keyed by. */
 export const VERSIONED_TABLES: readonly VersionedTable[] = entries.filter(([, e]) => e.versioned).map(([t]) => t as VersionedTable);
 
-/** Tables the database keeps from a versioned table by its own triggers, with that table. */
-export const DERIVED_TABLES: Readonly<Record<string, VersionedTable>> = Object.fromEntries(
-  entries.flatMap(([t, e]) => (e.derivedFrom === undefined ? [] : [[t, e.derivedFrom as VersionedTable]])),
+/** The versioned tables a derived table is kept from (none for a table that is not derived). */
+export const sourcesOf = (e: TableEntry): readonly string[] => (e.derivedFrom === undefined ? [] : typeof e.derivedFrom === 'string' ? [e.derivedFrom] : e.derivedFrom);
+
+/** Tables the database keeps from versioned tables by its own triggers, with those tables. */
+export const DERIVED_TABLES: Readonly<Record<string, readonly VersionedTable[]>> = Object.fromEntries(
+  entries.flatMap(([t, e]) => (e.derivedFrom === undefined ? [] : [[t, sourcesOf(e) as readonly VersionedTable[]]])),
 );
 
 /** Every table whose rows belong to a patient, with how a row names it: each one's changes bump the patient's counter. */
@@ -89,7 +93,8 @@ export function noneOf(column: string, values: readonly string[]): string {
 export function registryErrors(tables: Readonly<Record<string, TableEntry>> = TABLES): string[] {
   const errors: string[] = [];
   for (const [t, e] of Object.entries(tables)) {
-    if (e.derivedFrom !== undefined && !tables[e.derivedFrom]?.versioned) errors.push(`${t}: derived from ${e.derivedFrom}, which is not versioned`);
+    for (const source of sourcesOf(e)) if (!tables[source]?.versioned) errors.push(`${t}: derived from ${source}, which is not versioned`);
+    if (e.derivedFrom !== undefined && sourcesOf(e).length === 0) errors.push(`${t}: derived from no table`);
     if (e.derivedFrom !== undefined && e.versioned) errors.push(`${t}: versioned and derived`);
     const owner = e.patient;
     if (owner && 'via' in owner && owner.via !== undefined && tables[owner.via]?.patient?.column !== 'paciente_id') {

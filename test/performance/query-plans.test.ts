@@ -270,8 +270,8 @@ describe(`query plans (engine=${ENGINE})`, () => {
 
 // The agenda at 100,000 patients (decisions 0146 and 0147, migrations 0410 and 0480): the day and the week read their
 // days' range, or the professional's; the worklists' professional filter reads the professional's cycles once, a range
-// of (profesional_id, ingreso_id), and filters the list's own walk with them; the no-shows are walked by date in
-// their own index, and "re-booked later?" is one seek. SQLite's plans are asserted by name (its choices are the benchmark's); PostgreSQL's, only that no
+// of (profesional_id, ingreso_id), and filters the list's own walk with them; the no-shows still to re-book and the
+// AOS cycles with their latest CPAP download are tables kept by triggers (decision 0260), each walked in its index. SQLite's plans are asserted by name (its choices are the benchmark's); PostgreSQL's, only that no
 // large table is scanned in full (its planner has statistics and may take another index on a few rows).
 describe(`query plans of the agenda (engine=${ENGINE})`, () => {
   const day = '2026-11-23';
@@ -289,10 +289,10 @@ describe(`query plans of the agenda (engine=${ENGINE})`, () => {
       SQLITE
         ? [
             'COVERING INDEX citas_profesional_ingreso_idx (profesional_id=?)',
-            'COVERING INDEX citas_inasistencias_idx (estado=? AND fecha>?)',
-            'citas_reagendadas_idx (ingreso_id=? AND tipo=? AND inicio_min>?)',
+            // The no-shows still to re-book, kept by triggers (decision 0260): walked by date, from the index alone.
+            'SCAN n USING COVERING INDEX agenda_por_reagendar_fecha_idx',
           ]
-        : ['citas_inasistencias_idx', 'citas_reagendadas_idx', 'citas_profesional_ingreso_idx'],
+        : ['agenda_por_reagendar_fecha_idx|agenda_por_reagendar_ciclo_idx', 'citas_profesional_ingreso_idx'],
     );
     if (SQLITE) {
       // Never the professional's whole history for each cycle (citas_profesional_idx on the professional alone).
@@ -300,8 +300,9 @@ describe(`query plans of the agenda (engine=${ENGINE})`, () => {
       // The cycles lists walk the open cycles by start, the professional's cycles a filter (not read one by one and sorted).
       const sinProxima = await plansOfPage('/agenda/pendientes/?lista=sin_proxima&profesional=1');
       assert.ok(sinProxima.some((p) => p.plan.some((line) => line.includes('SCAN i USING COVERING INDEX ingresos_activo_fecha_idx'))), sinProxima.map((p) => p.plan.join('\n')).join('\n'));
-      // The latest CPAP download of each cycle: one seek, from the index alone (migration 0481).
-      assertUses(await plansOfPage('/agenda/pendientes/?lista=cpap'), ['COVERING INDEX exam_records_cpap_idx (ingreso_id=? AND kind=? AND tipo=? AND anulado_at=?)']);
+      // The AOS program's open cycles with their latest CPAP download, kept by triggers (decision 0260): walked in the
+      // list's order, the dates and figures tested in the index.
+      assertUses(await plansOfPage('/agenda/pendientes/?lista=cpap'), ['SCAN k USING COVERING INDEX agenda_cpap_ciclos_fecha_idx']);
     }
   });
 });

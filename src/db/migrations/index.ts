@@ -42,6 +42,7 @@ import * as agendaWorklistsCovering from './20261127_0480_agenda_worklists_cover
 import * as examRecordsCpapLatest from './20261127_0481_exam_records_cpap_latest.js';
 import * as agendaDayCovering from './20261128_0500_agenda_day_covering.js';
 import * as citasByPatientAndDay from './20261128_0530_citas_by_patient_and_day.js';
+import * as agendaWorklistCandidates from './20261129_0540_agenda_worklist_candidates.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
 export const migrations: Record<string, Migration> = {
@@ -88,4 +89,5 @@ export const migrations: Record<string, Migration> = {
   '20261127_0481_exam_records_cpap_latest': examRecordsCpapLatest,
   '20261128_0500_agenda_day_covering': agendaDayCovering,
   '20261128_0530_citas_by_patient_and_day': citasByPatientAndDay,
+  '20261129_0540_agenda_worklist_candidates': agendaWorklistCandidates,
 };

@@ -219,7 +219,8 @@ class DeclaredTablesOnly implements CheckingPlugin {
   private readonly allowed: Set<string>;
 
   constructor(private readonly page: PageDeclaration<any, any>) {
-    this.allowed = new Set([...page.tables, ...Object.keys(DERIVED_TABLES).filter((t) => page.tables.includes(DERIVED_TABLES[t]!))]);
+    // A derived table only when every table it is kept from is declared: a change of any of them changes it.
+    this.allowed = new Set([...page.tables, ...Object.keys(DERIVED_TABLES).filter((t) => DERIVED_TABLES[t]!.every((s) => page.tables.includes(s)))]);
   }
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
