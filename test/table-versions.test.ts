@@ -259,6 +259,28 @@ describe(`table versions (engine=${ENGINE})`, () => {
     assert.equal(text(await off.get(shown, { names: (await off.get(names, null))!.meta })), await visit());
   });
 
+  test('inputs a page does not keep are rendered on each request and read no version (decision 0266)', async () => {
+    let renders = 0;
+    const some = declarePage<{ n: number }>({
+      name: 'test.keeps-some',
+      tables: ['patients'],
+      maxBytes: 1 << 20,
+      keeps: ({ n }) => n === 0,
+      async render(_db, { n }) {
+        renders++;
+        return { node: h('p', null, String(n)), title: 't', meta: null };
+      },
+    });
+    const pages = new PageCache(ctx.db);
+    for (let i = 0; i < 3; i++) await pages.get(some, { n: 0 });
+    assert.equal(renders, 1, 'a kept input is rendered once');
+    for (let i = 0; i < 3; i++) await pages.get(some, { n: 1 });
+    assert.equal(renders, 4, 'the others each time');
+    assert.deepEqual(pages.counts(), { hits: 2, misses: 1 }, 'and they are neither hits nor renders of the cache');
+    for (let i = 0; i < 2; i++) await (await pages.together([some])).get(some, { n: 2 });
+    assert.equal(renders, 6, 'read together too');
+  });
+
   test('one statement reads the versions of two sets of tables, each as its own reader does, and a write moves only its set (decision 0220)', async () => {
     const sets = [['patients', 'ingresos'], ['citas', 'agenda_tipos']] as const;
     const both = versionsReader(sets);

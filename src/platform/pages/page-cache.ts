@@ -34,6 +34,12 @@ export interface PageDeclaration<Input, Meta> {
    */
   render(db: Executor, input: Input): Promise<RenderedPage<Meta> | null>;
   readonly holes?: number;
+  /**
+   * Which inputs are kept (every one when absent); the others are rendered on each request, as `render` does, and
+   * read no version. For inputs asked at random over many more pages than the bound holds, whose entries would
+   * mostly be dropped unused (decision 0266).
+   */
+  readonly keeps?: (input: Input) => boolean;
   /** The one patient the page shows, when it shows one and reads nothing of any other (decision 0049). */
   readonly patient?: (input: Input) => number;
 }
@@ -98,7 +104,7 @@ export class PageCache {
 
   /** The page for this input: kept, or rendered now (and kept); null when the render says it does not exist. */
   async get<Input, Meta>(page: PageDeclaration<Input, Meta>, input: Input): Promise<KeptPage<Meta> | null> {
-    if (!this.enabled) return this.render(page, input);
+    if (!this.enabled || page.keeps?.(input) === false) return this.render(page, input);
     // The versions are read before anything the page shows: nothing kept is older than the version it is kept under.
     const version = await this.slotOf(page).version(this.db, input);
     return (await this.keep(page, input, version)).kept;
@@ -131,6 +137,7 @@ export class PageCache {
       get: async (page, input) => {
         const at = pages.indexOf(page);
         if (at < 0) throw new Error(`page ${page.name} was not read with ${pages.map((p) => p.name).join(', ')}`);
+        if (page.keeps?.(input) === false) return this.render(page, input);
         return (await this.keep(page, input, versions[at]!)).kept;
       },
     };
