@@ -309,8 +309,8 @@ const databaseNs = (start: Map<number, bigint> | null, end: Map<number, bigint> 
 console.log(`${'page'.padEnd(14)} ${'stmts/req'.padStart(9)} ${'cpu µs/req'.padStart(10)} ${'in driver µs'.padStart(12)} ${'rest µs'.padStart(8)} ${'KB'.padStart(6)} ${'main thread µs'.padStart(14)}${handle.engine === 'postgres' ? ' database µs' : ''}`);
 for (const [name, next] of Object.entries(PAGES)) {
   if (only ? !only.has(name) : NAMED_ONLY.has(name)) continue;
-  // Warm-up: V8 compiles the paths first.
-  for (let i = 0; i < Math.min(NAMED_ONLY.has(name) ? 1 : 100, N); i++) await inject('GET', next());
+  // Warm-up: V8 compiles the paths first (and with --keep-pages, the pages drawn are kept before the count starts).
+  for (let i = 0; i < Math.min(NAMED_ONLY.has(name) && !args['keep-pages'] ? 1 : 100, N); i++) await inject('GET', next());
   const dbStart = await databaseCpu();
   meter.statements = 0;
   meter.ns = 0n;
