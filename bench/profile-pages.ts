@@ -1,4 +1,4 @@
-// npm run bench:profile -- [--database URL] [--requests N] [--only a,b] [--statements]   (pages: the names of PAGES below, e.g.
+// npm run bench:profile -- [--database URL] [--requests N] [--only a,b] [--statements] [--keep-pages] [--concurrency N]   (pages: the names of PAGES below, e.g.
 // --only baseline,agenda-day,agenda-day-prof,agenda-week,worklists,worklists-filtered for the agenda's;
 // rips-page, rips-file, novedades-csv, worklists, worklists-filtered run only when named)
 //
@@ -8,10 +8,14 @@
 // the part of it spent inside the database driver's calls (SQLite runs in this thread, so its time is all there;
 // PostgreSQL's own work is in its server process, only the client's share is here), and what a logged-in request
 // that reads nothing costs (plumbing and session). CPU time, not wall time: it holds on a shared machine.
+// Beside each page, the garbage collector's pauses during its requests (decision 0266): how many scavenges and major
+// collections, their pause time a request, the longest. `--concurrency N` keeps N requests in flight (the server under
+// load holds many at once, and what they hold survives the scavenges); 1 by default.
 
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
@@ -28,10 +32,18 @@ import { WORKLIST_KINDS } from './agenda.js';
 import { addDays, todayIn } from '../src/shared/dates.js';
 
 const args = parseArgs({
-  options: { database: { type: 'string' }, requests: { type: 'string', default: '400' }, only: { type: 'string' }, 'keep-pages': { type: 'boolean', default: false }, statements: { type: 'boolean', default: false } },
+  options: {
+    database: { type: 'string' },
+    requests: { type: 'string', default: '400' },
+    only: { type: 'string' },
+    'keep-pages': { type: 'boolean', default: false },
+    statements: { type: 'boolean', default: false },
+    concurrency: { type: 'string', default: '1' },
+  },
 }).values;
 const url = databaseUrlFrom(args.database);
 const N = Number(args.requests);
+const CONCURRENCY = Math.max(1, Number(args.concurrency) || 1);
 const handle = openDatabase(url, { poolSize: 4 });
 // As the server does at its start: this checkout's migrations and generated triggers.
 await migrateToLatest(handle.db);
@@ -112,6 +124,22 @@ if (handle.engine === 'sqlite') {
     }
   };
 }
+
+/** The collector's pauses (main thread), by kind, while a page's requests are measured. */
+const gc = { minor: 0, major: 0, minorMs: 0, majorMs: 0, longestMs: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
+    if (kind === constants.NODE_PERFORMANCE_GC_MINOR) {
+      gc.minor++;
+      gc.minorMs += entry.duration;
+    } else {
+      gc.major++;
+      gc.majorMs += entry.duration;
+    }
+    gc.longestMs = Math.max(gc.longestMs, entry.duration);
+  }
+}).observe({ entryTypes: ['gc'] });
 
 const config = loadConfig({ APP_ENV: 'production', SIGNING_SECRET: 'p'.repeat(40), ALLOWED_HOSTS: 'localhost', DATABASE_URL: url });
 const app: FastifyInstance = await buildApp({
@@ -233,7 +261,7 @@ const NAMED_ONLY = new Set(['rips-page', 'rips-file', 'novedades-csv', 'worklist
 const only = args.only ? new Set(args.only.split(',')) : null;
 if (only?.has('rips-page') || only?.has('rips-file')) await fillRipsFacts(db);
 
-console.log(`${url.startsWith('sqlite') ? 'SQLite' : 'PostgreSQL'}, ${formatInt(ids.length)} patients, ${N} requests a page, kept pages ${args['keep-pages'] ? 'on' : 'off'}`);
+console.log(`${url.startsWith('sqlite') ? 'SQLite' : 'PostgreSQL'}, ${formatInt(ids.length)} patients, ${N} requests a page (${CONCURRENCY} at a time), kept pages ${args['keep-pages'] ? 'on' : 'off'}`);
 /**
  * The longest stretch of CPU time this thread spent between two turns of the event loop during one more request
  * of a page that reads a month (what another user's request waits at worst on an idle machine; CPU time, so the
@@ -281,8 +309,8 @@ const databaseNs = (start: Map<number, bigint> | null, end: Map<number, bigint> 
 console.log(`${'page'.padEnd(14)} ${'stmts/req'.padStart(9)} ${'cpu µs/req'.padStart(10)} ${'in driver µs'.padStart(12)} ${'rest µs'.padStart(8)} ${'KB'.padStart(6)} ${'main thread µs'.padStart(14)}${handle.engine === 'postgres' ? ' database µs' : ''}`);
 for (const [name, next] of Object.entries(PAGES)) {
   if (only ? !only.has(name) : NAMED_ONLY.has(name)) continue;
-  // Warm-up: V8 compiles the paths first.
-  for (let i = 0; i < Math.min(NAMED_ONLY.has(name) ? 1 : 100, N); i++) await inject('GET', next());
+  // Warm-up: V8 compiles the paths first (and with --keep-pages, the pages drawn are kept before the count starts).
+  for (let i = 0; i < Math.min(NAMED_ONLY.has(name) && !args['keep-pages'] ? 1 : 100, N); i++) await inject('GET', next());
   const dbStart = await databaseCpu();
   meter.statements = 0;
   meter.ns = 0n;
@@ -292,13 +320,22 @@ for (const [name, next] of Object.entries(PAGES)) {
   let bytes = 0;
   const cpu = cpuNow();
   const main = mainThreadNow();
-  for (let i = 0; i < N; i++) {
-    const res = await inject('GET', next());
-    // The baseline's route is new with issue 30: an older checkout answers 404 after the same session and guard.
-    if (res.statusCode !== 200 && !(name === 'baseline' && res.statusCode === 404)) throw new Error(`${name}: ${res.statusCode} ${res.body.slice(0, 200)}`);
-    bytes += res.rawPayload.length;
-  }
+  Object.assign(gc, { minor: 0, major: 0, minorMs: 0, majorMs: 0, longestMs: 0 });
+  let sent = 0;
+  const client = async () => {
+    while (sent < N) {
+      sent++;
+      const res = await inject('GET', next());
+      // The baseline's route is new with issue 30: an older checkout answers 404 after the same session and guard.
+      if (res.statusCode !== 200 && !(name === 'baseline' && res.statusCode === 404)) throw new Error(`${name}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+      bytes += res.rawPayload.length;
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, client));
   const us = Number(cpuNow() - cpu) / 1000 / N;
+  // The collections' entries arrive after a turn of the event loop.
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  const collected = { ...gc };
   const mainEnd = mainThreadNow();
   const mainUs = main === null || mainEnd === null ? '–' : (Number(mainEnd - main) / 1000 / N).toFixed(0);
   const driver = Number(meter.ns) / 1000 / N;
@@ -312,6 +349,9 @@ for (const [name, next] of Object.entries(PAGES)) {
   );
   const keptAfter = app.pages.counts();
   if (args['keep-pages']) console.log(`    kept pages: ${keptAfter.hits - keptBefore.hits} hits, ${keptAfter.misses - keptBefore.misses} renders`);
+  console.log(
+    `    gc: ${collected.minor} scavenges ${((collected.minorMs * 1000) / N).toFixed(0)} µs/req, ${collected.major} major ${((collected.majorMs * 1000) / N).toFixed(0)} µs/req, longest pause ${collected.longestMs.toFixed(1)} ms`,
+  );
   for (const [text, s] of [...bySql].sort((a, b) => Number(b[1].ns - a[1].ns))) {
     console.log(`    ${(s.n / N).toFixed(1).padStart(4)}× ${(Number(s.ns) / 1000 / s.n).toFixed(0).padStart(5)} µs  ${text}`);
   }

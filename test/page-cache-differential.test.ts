@@ -75,6 +75,9 @@ const CASES: Readonly<Record<string, (world: World) => string[]>> = {
   dashboard: () => ['/dashboard/'],
   'agenda.counts': () => ['/dashboard/', ...worklistUrls()],
   'agenda.worklist': () => worklistUrls(),
+  // The worklists' links and form, and the professionals their filter is checked against (decision 0265).
+  'agenda.worklist.controls': () => worklistUrls(),
+  'agenda.profesionales': () => worklistUrls(),
   // The day and the week: the clinic's, the staff member's (user 2) and a resource's (seeded, id 1); today moves.
   'agenda.day': () => ['/agenda/', '/agenda/?vista=semana', '/agenda/?vista=semana&pagina=2', '/agenda/?vista=semana&profesional=2', '/agenda/?recurso=1&vista=semana'],
   'patients.record': ({ recent }) => recent.map((id) => `/patients/${id}/`),
@@ -151,12 +154,18 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
       served.push(page.name);
       return get(page, input);
     });
-    // Two kept parts read together (the dashboard and the agenda's counts, decision 0220) are served as well.
-    const getBoth = pages.getBoth.bind(pages);
-    pages.getBoth = ((a, inputA, b, inputB) => {
-      served.push(a.name, b.name);
-      return getBoth(a, inputA, b, inputB);
-    });
+    // Kept parts read together (the dashboard and the agenda's counts, decision 0220; the worklists' parts, 0265) are
+    // served as well, each when the route asks for it.
+    const together = pages.together.bind(pages);
+    pages.together = (async (parts) => {
+      const read = await together(parts);
+      return {
+        get: (page, input) => {
+          served.push(page.name);
+          return read.get(page, input);
+        },
+      };
+    }) as typeof pages.together;
     keptClient = new TestClient(ctx.app);
     freshClient = new TestClient(fresh);
     adminName = admin.username;

@@ -213,6 +213,74 @@ describe(`table versions (engine=${ENGINE})`, () => {
       await second.close();
     }
   });
+  test('parts read together: their versions read once before any of them, one part\'s input from another\'s meta, each kept by its own tables (decision 0265)', async () => {
+    const renders = { names: 0, shown: 0 };
+    const names = declarePage<null, string[]>({
+      name: 'test.together.names',
+      tables: ['users'],
+      maxBytes: 1024,
+      async render(db) {
+        renders.names++;
+        const rows = await db.selectFrom('users').select('username').where('is_active', '=', 1).orderBy('username').execute();
+        return { node: h('p', null, ''), title: 't', meta: rows.map((r) => r.username) };
+      },
+    });
+    const shown = declarePage<{ names: string[] }>({
+      name: 'test.together.shown',
+      tables: ['patients'],
+      maxBytes: 1 << 20,
+      async render(db, input) {
+        renders.shown++;
+        const n = await db.selectFrom('patients').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        return { node: h('p', null, `${input.names.length} ${Number(n.n)}`), title: 't', meta: null };
+      },
+    });
+    const other = declarePage<null>({ name: 'test.together.other', tables: ['patients'], maxBytes: 1024, render: async () => null });
+    const text = (page: { fragments: { parts: readonly (Buffer | null)[] }[] } | null) => page!.fragments.flatMap((f) => f.parts).map((b) => b?.toString() ?? '').join('');
+    const pages = new PageCache(ctx.db);
+    const visit = async () => {
+      const parts = await pages.together([names, shown]);
+      const list = (await parts.get(names, null))!.meta;
+      return text(await parts.get(shown, { names: list }));
+    };
+    const first = await visit();
+    assert.deepEqual(renders, { names: 1, shown: 1 });
+    assert.equal(await visit(), first);
+    assert.deepEqual(renders, { names: 1, shown: 1 }, 'both kept');
+    await createPatient(ctx.db, { apellido: 'Juntas' });
+    assert.notEqual(await visit(), first);
+    assert.deepEqual(renders, { names: 1, shown: 2 }, 'a patient renders the part on patients only');
+    await createUser(ctx.db);
+    await visit();
+    assert.deepEqual(renders, { names: 2, shown: 3 }, 'a user renders the names, and the part whose input they are');
+    await assert.rejects((await pages.together([names, shown])).get(other, null), /was not read with/);
+    // Kept pages off: each part rendered anew, the same content.
+    const off = await new PageCache(ctx.db, false).together([names, shown]);
+    assert.equal(text(await off.get(shown, { names: (await off.get(names, null))!.meta })), await visit());
+  });
+
+  test('inputs a page does not keep are rendered on each request and read no version (decision 0266)', async () => {
+    let renders = 0;
+    const some = declarePage<{ n: number }>({
+      name: 'test.keeps-some',
+      tables: ['patients'],
+      maxBytes: 1 << 20,
+      keeps: ({ n }) => n === 0,
+      async render(_db, { n }) {
+        renders++;
+        return { node: h('p', null, String(n)), title: 't', meta: null };
+      },
+    });
+    const pages = new PageCache(ctx.db);
+    for (let i = 0; i < 3; i++) await pages.get(some, { n: 0 });
+    assert.equal(renders, 1, 'a kept input is rendered once');
+    for (let i = 0; i < 3; i++) await pages.get(some, { n: 1 });
+    assert.equal(renders, 4, 'the others each time');
+    assert.deepEqual(pages.counts(), { hits: 2, misses: 1 }, 'and they are neither hits nor renders of the cache');
+    for (let i = 0; i < 2; i++) await (await pages.together([some])).get(some, { n: 2 });
+    assert.equal(renders, 6, 'read together too');
+  });
+
   test('one statement reads the versions of two sets of tables, each as its own reader does, and a write moves only its set (decision 0220)', async () => {
     const sets = [['patients', 'ingresos'], ['citas', 'agenda_tipos']] as const;
     const both = versionsReader(sets);

@@ -1,17 +1,18 @@
 // The agenda's kept pages (issue 28): a worklist's rows, kept per list, filters and day, and the five worklists'
-// counts, kept per filters and day, which the lists' links and the dashboard share (decision 0210); the day and week
-// agenda (decision 0200). Each is kept per input and per version of the tables it reads.
+// counts, kept per filters and day, which the lists' links and the dashboard share (decision 0210); the lists' links
+// and filter form, and the professionals the filter is checked against, kept per version of users (decision 0265);
+// the day and week agenda (decision 0200). Each is kept per input and per version of the tables it reads.
 import { addDays } from '../shared/dates.js';
 import { pageOf } from '../shared/paging.js';
 import type { Executor } from '../db/database.js';
 import type { Choice } from '../web/fields.js';
 import { declarePage } from '../platform/pages/page-cache.js';
-import { countWorklists, listWorklist, type WorklistFilters, type WorklistKind } from './agenda.worklists.repository.js';
+import { countWorklists, listWorklist, WORKLIST_LIMIT, type WorklistFilters, type WorklistKind } from './agenda.worklists.repository.js';
 import { listProfesionales, listRecursos } from './agenda.repository.js';
 import { AGENDA_PAGE_SIZE, countBookedVisits, listBookedVisits } from './agenda.day.repository.js';
 import type { AgendaQuery } from './agenda.schema.js';
 import { weekStart } from './agenda.rules.js';
-import { AgendaCounts, WorklistContent } from './views/agenda.worklists.views.js';
+import { AgendaCounts, WorklistContent, WorklistControls } from './views/agenda.worklists.views.js';
 import { AgendaDayContent } from './views/agenda.day.views.js';
 
 /** The professionals (active users) and the active resources as a form's choices: the agenda's filters and booking. */
@@ -49,7 +50,7 @@ export const agendaCountsPage = declarePage<ReturnType<typeof countsInput>, Reco
   },
 });
 
-/** /agenda/pendientes/: one list's heading and rows; its hole takes the lists' links and the filter form. */
+/** /agenda/pendientes/: one list's heading and rows; its hole takes the lists' links and the filter form (kept apart). */
 export const worklistPage = declarePage<ReturnType<typeof worklistInput>>({
   name: 'agenda.worklist',
   tables: WORKLIST_TABLES,
@@ -63,6 +64,63 @@ export const worklistPage = declarePage<ReturnType<typeof worklistInput>>({
 });
 
 /**
+ * The professionals the worklists' filter may name, as its choices (the meta; no content): kept per version of
+ * users, so that a worklist's request checks its filter without reading them (decision 0265).
+ */
+export const profesionalesPage = declarePage<null, Choice[]>({
+  name: 'agenda.profesionales',
+  tables: ['users'],
+  maxBytes: 1024,
+  async render(db) {
+    return { node: <></>, title: 'Profesionales', meta: await profesionalChoices(db) };
+  },
+});
+
+/** The input of the worklists' controls, built here only (the key is the input as text). */
+export const controlsInput = (
+  kind: WorklistKind,
+  filters: WorklistFilters,
+  counts: Record<WorklistKind, number>,
+  choices: { programas: readonly Choice[]; entidades: readonly Choice[] },
+) => ({
+  kind,
+  filters: { programa: filters.programa, entidad: filters.entidad, profesional: filters.profesional },
+  counts: { semana: counts.semana, vencidas: counts.vencidas, inasistencias: counts.inasistencias, sin_proxima: counts.sin_proxima, cpap: counts.cpap },
+  programas: choices.programas,
+  entidades: choices.entidades,
+});
+
+/**
+ * The worklists' hole: the five lists' links with their counts and the filter form (its ~125 professionals). What it
+ * shows depends only on its input (the list, the filters, the counts kept apart, the record's choices) and the
+ * professionals: kept per input and version of users, so that a kept list's request only stitches (decision 0265).
+ */
+export const worklistControlsPage = declarePage<ReturnType<typeof controlsInput>>({
+  name: 'agenda.worklist.controls',
+  tables: ['users'],
+  // About 10 KB each (the professionals' select): some 400 lists, filters and counts, more than the lists kept.
+  maxBytes: 4 * 1024 * 1024,
+  async render(db, { kind, filters, counts, programas, entidades }) {
+    const values = { programa: filters.programa ?? '', entidad: filters.entidad ?? '', profesional: filters.profesional === null ? '' : String(filters.profesional) };
+    return {
+      node: (
+        <WorklistControls
+          kind={kind}
+          counts={counts}
+          values={values}
+          programas={[...programas]}
+          entidades={[...entidades]}
+          profesionales={await profesionalChoices(db)}
+          limit={WORKLIST_LIMIT}
+        />
+      ),
+      title: 'Pendientes de la agenda',
+      meta: null,
+    };
+  },
+});
+
+/**
  * GET /agenda/: a day or a week, of the whole clinic, a professional or a resource. Its input is the parsed query
  * and today (the page links to today); its content has no part of the request's own (its one form is a GET).
  */
@@ -70,6 +128,10 @@ export const agendaDayPage = declarePage<{ query: AgendaQuery; today: string }>(
   name: 'agenda.day',
   tables: ['citas', 'patients', 'agenda_tipos', 'users', 'agenda_recursos'],
   maxBytes: 8 * 1024 * 1024,
+  // The whole clinic's days are kept. A professional's or a resource's are rendered each time: 125 professionals'
+  // days and weeks around today are ~80 MB of pages, asked at random they were 7-24 % hits in 8 MB, and keeping
+  // them cost more than it saved (decision 0266).
+  keeps: ({ query }) => query.profesional === null && query.recurso === null,
   async render(db, { query: q, today }) {
     const desde = q.semana ? weekStart(q.fecha) : q.fecha;
     const hasta = q.semana ? addDays(desde, 6) : q.fecha;

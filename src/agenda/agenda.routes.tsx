@@ -7,26 +7,29 @@ import { today } from '../web/deps.js';
 import { sendErrorPage } from '../web/errors.js';
 import type { Choice, FieldErrors, FormValues } from '../web/fields.js';
 import { parseForm, parseId, queryValue } from '../web/form.js';
-import { pageContext, redirectWith, sendPage } from '../web/render.js';
+import { FragmentSlot, pageContext, redirectWith, sendPage } from '../web/render.js';
 import { attendVisit, bookVisit, cancelVisit, createFeed, feedOwner, giveConsent, markNoShow, markReminded, rescheduleVisit, revokeFeed, withdrawConsent, type AgendaResult } from './agenda.actions.js';
 import { renderFeed } from './agenda.ical.js';
 import { ConsentPage, FeedPage, RemindersPage } from './views/contact.views.js';
 import { findAjustes, findBookingPatient, listCycleExamsOn, listTipos } from './agenda.repository.js';
 import { findVisitDetail, listBookedVisits, listCycleVisits, listVisitHistoryWithUsers } from './agenda.day.repository.js';
-import { WORKLIST_LIMIT, type WorklistKind } from './agenda.worklists.repository.js';
-import { agendaCountsPage, agendaDayPage, countsInput, profesionalChoices, recursoChoices, worklistInput, worklistPage } from './agenda.pages.js';
+import type { WorklistKind } from './agenda.worklists.repository.js';
+import { agendaCountsPage, agendaDayPage, controlsInput, countsInput, profesionalChoices, profesionalesPage, recursoChoices, worklistControlsPage, worklistInput, worklistPage } from './agenda.pages.js';
 import { sendKeptPage } from '../platform/pages/cached-page.js';
 import { listConsents, listFeedsOf, listFeedVisits, listRemindersOn, liveChannelsOf } from './agenda.contact.repository.js';
 import { reminderText, startMinute, weekStart, whatsappLink } from './agenda.rules.js';
 import { attendForm, bookingForm, cancelForm, consentForm, parseAgendaQuery, remindForm, rescheduleForm, withdrawConsentForm } from './agenda.schema.js';
 import { BookingPage, VisitPage } from './views/agenda.views.js';
-import { WorklistControls, WORKLISTS } from './views/agenda.worklists.views.js';
+import { WORKLISTS } from './views/agenda.worklists.views.js';
 
 export interface AgendaRoutesOptions {
   /** The patient record's choice lists (the composition passes them: the agenda does not import the patients). */
   programas: readonly Choice[];
   entidades: readonly Choice[];
 }
+
+/** The worklists' kept parts, read together (the route's order of use). */
+const WORKLIST_PARTS = [profesionalesPage, agendaCountsPage, worklistPage, worklistControlsPage] as const;
 
 const EXAM_LABEL: Record<string, string> = { MONITOREO: 'Monitoreo', PSICOLOGIA: 'Psicología', OTRO: 'Otro examen' };
 
@@ -156,7 +159,11 @@ export async function agendaRoutes(app: FastifyInstance, options: AgendaRoutesOp
       const v = queryValue(request.query, name) ?? '';
       return choices.some((c) => c.value === v) ? v : null;
     };
-    const profesionales = await profesionalChoices(db);
+    // Four kept parts, their versions read in one statement (decisions 0220, 0265): the professionals the filter is
+    // checked against, the counts per filters and day, the list's rows per list, filters and day, and the links and
+    // form in the rows' hole per list, filters and counts. A kept list renders nothing: it is stitched.
+    const parts = await app.pages.together(WORKLIST_PARTS);
+    const profesionales = (await parts.get(profesionalesPage, null))!.meta;
     const filters = {
       programa: pick('programa', options.programas),
       entidad: pick('entidad', options.entidades),
@@ -165,23 +172,10 @@ export async function agendaRoutes(app: FastifyInstance, options: AgendaRoutesOp
         return v === null ? null : Number(v);
       })(),
     };
-    // Both kept (decision 0210): the list's rows per list, filters and day; the counts per filters and day. They read
-    // the same tables: one version read for both (decision 0220).
-    const [kept, listed] = await app.pages.getBoth(agendaCountsPage, countsInput(filters, day), worklistPage, worklistInput(kind, filters, day));
-    const counts = kept!.meta;
-    const page = listed!;
-    const controls = (
-      <WorklistControls
-        kind={kind}
-        counts={counts}
-        values={{ programa: filters.programa ?? '', entidad: filters.entidad ?? '', profesional: filters.profesional === null ? '' : String(filters.profesional) }}
-        programas={[...options.programas]}
-        entidades={[...options.entidades]}
-        profesionales={profesionales}
-        limit={WORKLIST_LIMIT}
-      />
-    );
-    return sendKeptPage(request, reply, page, { fill: [controls] });
+    const counts = (await parts.get(agendaCountsPage, countsInput(filters, day)))!.meta;
+    const page = (await parts.get(worklistPage, worklistInput(kind, filters, day)))!;
+    const controls = (await parts.get(worklistControlsPage, controlsInput(kind, filters, counts, options)))!;
+    return sendKeptPage(request, reply, page, { fill: [<FragmentSlot fragment={controls.fragments[0]!} />] });
   });
 
   // ---------------------------------------------------------------------------------------------------------

@@ -25,8 +25,8 @@ const cpapDetail = (d: string | null) => {
 
 /**
  * GET /agenda/pendientes/, the kept part: the list's heading and rows. The lists' links with their counts and the
- * filter form go in its hole (WorklistControls): the counts are kept apart, per filters and day, shared by the five
- * lists and the dashboard.
+ * filter form go in its hole (WorklistControls, kept apart per version of users): the counts are kept apart, per
+ * filters and day, shared by the five lists and the dashboard.
  */
 export function WorklistContent({ kind, rows }: { kind: WorklistKind; rows: WorklistRow[] }) {
   const current = WORKLISTS.find((w) => w.kind === kind)!;
@@ -80,7 +80,7 @@ export interface WorklistControlsProps {
   limit: number;
 }
 
-/** The five lists' links with their counts, and the filters: each request's own, in the kept list's hole. */
+/** The five lists' links with their counts, and the filters: a kept part of its own, in the kept list's hole (decision 0265). */
 export function WorklistControls(p: WorklistControlsProps) {
   const query = (kind: WorklistKind) =>
     `/agenda/pendientes/?lista=${kind}${p.values.programa ? `&programa=${encodeURIComponent(p.values.programa)}` : ''}${p.values.entidad ? `&entidad=${encodeURIComponent(p.values.entidad)}` : ''}${p.values.profesional ? `&profesional=${p.values.profesional}` : ''}`;
@@ -116,7 +116,7 @@ let profesionalSelect: { choices: readonly Choice[]; markup: (value: string) => 
 
 /**
  * The professionals' select of the worklists' filter form, rendered once per catalogue and value, as the day's form is
- * (decision 0205): it is each request's own (the kept list's hole), and its ~125 options were most of a kept hit.
+ * (decision 0205): its ~125 options were most of a kept hit's render, before the links and form were kept (0265).
  */
 export function profesionalSelectMarkup(choices: readonly Choice[], value: string): Markup {
   if (profesionalSelect === null || !sameChoices(profesionalSelect.choices, choices)) {

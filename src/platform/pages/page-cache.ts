@@ -34,6 +34,12 @@ export interface PageDeclaration<Input, Meta> {
    */
   render(db: Executor, input: Input): Promise<RenderedPage<Meta> | null>;
   readonly holes?: number;
+  /**
+   * Which inputs are kept (every one when absent); the others are rendered on each request, as `render` does, and
+   * read no version. For inputs asked at random over many more pages than the bound holds, whose entries would
+   * mostly be dropped unused (decision 0266).
+   */
+  readonly keeps?: (input: Input) => boolean;
   /** The one patient the page shows, when it shows one and reads nothing of any other (decision 0049). */
   readonly patient?: (input: Input) => number;
 }
@@ -50,6 +56,11 @@ export interface KeptPage<Meta> {
   fragments: Fragment[];
   title: string;
   meta: Meta;
+}
+
+/** Kept parts read together (PageCache.together): each kept under the versions read before any of them. */
+export interface PagesTogether {
+  get<Input, Meta>(page: PageDeclaration<Input, Meta>, input: Input): Promise<KeptPage<Meta> | null>;
 }
 
 /** Every page declared in this process, by name: the differential test compares each one (declaredPages). */
@@ -93,7 +104,7 @@ export class PageCache {
 
   /** The page for this input: kept, or rendered now (and kept); null when the render says it does not exist. */
   async get<Input, Meta>(page: PageDeclaration<Input, Meta>, input: Input): Promise<KeptPage<Meta> | null> {
-    if (!this.enabled) return this.render(page, input);
+    if (!this.enabled || page.keeps?.(input) === false) return this.render(page, input);
     // The versions are read before anything the page shows: nothing kept is older than the version it is kept under.
     const version = await this.slotOf(page).version(this.db, input);
     return (await this.keep(page, input, version)).kept;
@@ -109,20 +120,38 @@ export class PageCache {
     b: PageDeclaration<B, MB>,
     inputB: B,
   ): Promise<[KeptPage<MA> | null, KeptPage<MB> | null]> {
-    if (!this.enabled) return [await this.render(a, inputA), await this.render(b, inputB)];
-    const [versionA, versionB] = await this.pairReaderOf(a, b)(this.db);
-    return [(await this.keep(a, inputA, versionA!)).kept, (await this.keep(b, inputB, versionB!)).kept];
+    const both = await this.together([a, b]);
+    return [await both.get(a, inputA), await both.get(b, inputB)];
   }
 
-  private readonly pairReaders = new Map<string, (db: Db) => Promise<string[]>>();
+  /**
+   * Kept parts of one page (a worklist, its links and filter, the professionals it checks its filter against): the
+   * versions of all of them read in one statement before any of them (decision 0220), then each part kept or
+   * rendered when the route asks for it, in the route's order, so that one part's input may come from another's meta
+   * (decision 0265). Pages kept by table versions only; a part not named here is refused.
+   */
+  async together(pages: readonly PageDeclaration<any, any>[]): Promise<PagesTogether> {
+    if (!this.enabled) return { get: (page, input) => this.render(page, input) };
+    const versions = await this.readerOf(pages)(this.db);
+    return {
+      get: async (page, input) => {
+        const at = pages.indexOf(page);
+        if (at < 0) throw new Error(`page ${page.name} was not read with ${pages.map((p) => p.name).join(', ')}`);
+        if (page.keeps?.(input) === false) return this.render(page, input);
+        return (await this.keep(page, input, versions[at]!)).kept;
+      },
+    };
+  }
 
-  private pairReaderOf(a: PageDeclaration<any, any>, b: PageDeclaration<any, any>): (db: Db) => Promise<string[]> {
-    const key = `${a.name}\n${b.name}`;
-    let reader = this.pairReaders.get(key);
+  private readonly readers = new Map<string, (db: Db) => Promise<string[]>>();
+
+  private readerOf(pages: readonly PageDeclaration<any, any>[]): (db: Db) => Promise<string[]> {
+    const key = pages.map((p) => p.name).join('\n');
+    let reader = this.readers.get(key);
     if (reader === undefined) {
-      if (a.patient !== undefined || b.patient !== undefined) throw new Error(`pages ${a.name}, ${b.name}: getBoth takes pages kept by table versions`);
-      reader = versionsReader([a.tables, b.tables]);
-      this.pairReaders.set(key, reader);
+      for (const p of pages) if (p.patient !== undefined) throw new Error(`page ${p.name}: pages read together are kept by table versions`);
+      reader = versionsReader(pages.map((p) => p.tables));
+      this.readers.set(key, reader);
     }
     return reader;
   }
