@@ -59,12 +59,14 @@ if (ENGINE === 'postgres') {
       assert.ok((await prepared()).length <= CAP);
     });
 
-    test('statements other than reads and writes, and several statements in one text, are sent unnamed', async () => {
-      for (let i = 0; i < 3; i++) {
+    test('statements other than reads and writes, several statements in one text, and patterns as arguments are sent unnamed', async () => {
+      for (let i = 0; i < 7; i++) {
+        const { rows } = await sql<{ id: number }>`select id from thing where label like ${'%o%'} order by id`.execute(db);
+        assert.deepEqual(rows, [{ id: 1 }, { id: 2 }]);
         await sql`set local statement_timeout = '5s'`.execute(db);
         await sql`select 1 as n; select 2 as n`.execute(db);
       }
-      assert.ok((await prepared()).every((s) => !/statement_timeout|select 2/.test(s)));
+      assert.ok((await prepared()).every((s) => !/statement_timeout|select 2|like/.test(s)));
     });
 
     test('a statement whose table a migration changed is prepared again, outside and inside a transaction', async () => {

@@ -10,7 +10,8 @@ import type Pg from 'pg';
  * Per connection, the statements prepared are bounded (`perConnection`, least recently used out, DEALLOCATEd), so
  * that texts that vary (IN lists of every length, searches of any number of words, ad-hoc SQL) cannot grow the
  * server's memory without end. A text is named from its second execution on the connection: a statement run once
- * (a migration's, a one-off report's, a list of a length seen once) is never prepared.
+ * (a migration's, a one-off report's, a list of a length seen once) is never prepared. A statement that matches a
+ * pattern given as an argument (the searches' LIKE) stays unnamed: planned for its pattern every time.
  *
  * Names are never reused on a connection (a counter): a DEALLOCATE that could not run (the transaction had failed)
  * is retried later and can never meet a new statement of the same name.
@@ -57,6 +58,11 @@ export function isStalePreparedStatement(err: unknown): boolean {
 }
 
 const NAMEABLE = /^\s*(select|insert|update|delete|with)\b/i;
+/**
+ * A pattern given as an argument: PostgreSQL's generic plan cannot see it, and after five executions it may keep one
+ * that suits no pattern (a search's walk of the list order became a sort of every trigram match: 54 → 880 ms).
+ */
+const PATTERN_ARGUMENT = /\bi?like\s+\$\d/i;
 
 class NamingClient implements PostgresPoolClient {
   /** Text → name of the statements prepared on this connection, least recently used first. */
@@ -108,7 +114,7 @@ class NamingClient implements PostgresPoolClient {
       this.prepared.set(text, known);
       return known;
     }
-    if (!NAMEABLE.test(text) || text.includes(';') || this.cap <= 0) return null;
+    if (this.cap <= 0 || !NAMEABLE.test(text) || text.includes(';') || PATTERN_ARGUMENT.test(text)) return null;
     if (!this.seen.has(text)) {
       if (this.seen.size >= 2 * this.cap) this.seen.clear();
       this.seen.add(text);
