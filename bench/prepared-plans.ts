@@ -94,7 +94,10 @@ const executionMs = async (statement: string): Promise<number> => {
 };
 const { rows: prepared } = await sql<{ name: string; statement: string; generic_plans: number; custom_plans: number }>`
   select name, statement, generic_plans, custom_plans from pg_prepared_statements order by name`.execute(handle.db);
-console.log(`${prepared.length} statements prepared on the connection after ${N} requests a page`);
+// The server's memory for them: each prepared statement's parse tree, and its plans, in contexts of their own.
+const { rows: memory } = await sql<{ kb: number }>`select cast(sum(total_bytes) / 1024 as integer) as kb from pg_backend_memory_contexts
+  where name in ('CachedPlan', 'CachedPlanSource', 'CachedPlanQuery')`.execute(handle.db);
+console.log(`${prepared.length} statements prepared on the connection after ${N} requests a page, ${memory[0]?.kb ?? 0} KB of the server's memory`);
 console.log(`${'generic'.padStart(7)} ${'custom'.padStart(6)} ${'generic ms'.padStart(10)} ${'custom ms'.padStart(9)}  statement`);
 for (const p of prepared) {
   const text = p.statement.replace(/\s+/g, ' ').trim().slice(0, 110);
