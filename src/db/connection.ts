@@ -5,6 +5,7 @@ import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
 import type Pg from 'pg';
 import type { Database } from './database.js';
+import { namingStatements, PREPARED_PER_CONNECTION } from './pg-statements.js';
 import { applySqlitePragmas, SQLITE_BUSY_TIMEOUT_MS } from './sqlite-pragmas.js';
 import { setWriteTurn, WriteTurn } from '../platform/writes/write-turn.js';
 
@@ -52,6 +53,8 @@ export interface OpenOptions {
    * process meanwhile, as decision 0052 found for the audit writer's thread).
    */
   sharedWithProcesses?: boolean;
+  /** PostgreSQL: statements kept prepared on each connection at most (decision 0270); 0 sends every one unnamed. */
+  preparedPerConnection?: number;
 }
 
 export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHandle {
@@ -86,7 +89,9 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // Each statement run again on a connection is sent named: parsed once there, its plan kept (decision 0270).
+  const perConnection = options.preparedPerConnection ?? PREPARED_PER_CONNECTION;
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingStatements(pool, { perConnection }) }) });
   return { db, engine: 'postgres', sqliteFile: null, close: () => db.destroy() };
 }
 

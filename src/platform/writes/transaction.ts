@@ -1,6 +1,7 @@
 import type { ControlledTransaction } from 'kysely';
 import { isPostgres, type Database, type Db, type Trx } from '../../db/database.js';
 import { isTransientConflict } from '../../db/errors.js';
+import { isStalePreparedStatement } from '../../db/pg-statements.js';
 import { writeTurnOf } from './write-turn.js';
 
 /** Attempts in all before a conflict is reported as an error (it then answers 503, nothing half-done). */
@@ -15,8 +16,9 @@ export const GROUP_COMMIT_MAX = 32;
 /**
  * Runs `work` in one transaction and resolves once it is committed (durable). When PostgreSQL aborts it for a
  * deadlock or a serialization failure, the transaction has been rolled back whole, so it is run again from the
- * start (after a short random pause, so the two contenders do not meet again). `work` must only touch the
- * database: whatever it returns comes from the attempt that committed.
+ * start (after a short random pause, so the two contenders do not meet again), as when a prepared statement's
+ * tables changed under it. `work` must only touch the database: whatever it returns comes from the attempt that
+ * committed.
  *
  * On SQLite, transactions that arrive while another is running are committed together (decision 0018): each runs
  * in a savepoint of one transaction, one after another as before, and the group's single commit (one WAL write and
@@ -33,7 +35,9 @@ async function withRetries<T>(attempt: () => Promise<T>): Promise<T> {
     try {
       return await attempt();
     } catch (err) {
-      if (!isTransientConflict(err) || n >= TRANSACTION_ATTEMPTS) throw err;
+      // A prepared statement whose tables a migration changed meanwhile (decision 0270) lost the transaction before
+      // it changed anything: the connection has forgotten it, and the next attempt prepares it anew.
+      if (!(isTransientConflict(err) || isStalePreparedStatement(err)) || n >= TRANSACTION_ATTEMPTS) throw err;
       await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * n));
     }
   }
