@@ -13,8 +13,8 @@ import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/connection.js';
-import { BENCH_PASSWORD, BENCH_USERNAME, databaseUrlFrom } from './common.js';
-import { csrfTokenIn } from './server.js';
+import { databaseUrlFrom } from './common.js';
+import { loggedInInject, pagesOf as pagesOfList } from './in-process.js';
 import { rng } from './synthetic.js';
 import { searchesFrom } from './uncached.js';
 
@@ -37,32 +37,13 @@ pg.Client.prototype.query = function (this: unknown, ...a: unknown[]) {
 const config = loadConfig({ APP_ENV: 'production', SIGNING_SECRET: 'p'.repeat(40), ALLOWED_HOSTS: 'localhost', DATABASE_URL: url });
 const app = await buildApp({ config, db: handle.db, engine: handle.engine, clock: { now: () => new Date() }, logger: false, sqliteFile: null, keepPages: false });
 await app.ready();
-let cookie = '';
-const inject = async (method: 'GET' | 'POST', path: string, form?: Record<string, string>) => {
-  const res = await app.inject({
-    method,
-    url: path,
-    headers: { host: 'localhost', cookie, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-    ...(form ? { payload: new URLSearchParams(form).toString() } : {}),
-  });
-  for (const c of [res.headers['set-cookie'] ?? []].flat()) {
-    const [pair] = String(c).split(';');
-    const jar = new Map(cookie ? cookie.split('; ').map((p) => p.split('=') as [string, string]) : []);
-    const eq = pair!.indexOf('=');
-    jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
-    cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-  return res;
-};
-const login = await inject('GET', '/users/login/');
-const done = await inject('POST', '/users/login/', { username: BENCH_USERNAME, password: BENCH_PASSWORD, csrfmiddlewaretoken: csrfTokenIn(login.body)! });
-if (done.statusCode !== 302) throw new Error(`login failed: ${done.statusCode}`);
+const inject = await loggedInInject(app);
 
 const r = rng(11);
 const people = (await sql<{ id: number; nombre: string; apellido: string; documento: string }>`select id, nombre, apellido, documento from patients`.execute(handle.db)).rows;
 const randomId = () => Number(people[Math.floor(r() * people.length)]!.id);
 const searches = searchesFrom(people.map((p) => ({ nombre: String(p.nombre), apellido: String(p.apellido), documento: String(p.documento) })), r, 5000);
-const pagesOf = async (path: string) => Math.max(1, ...[...(await inject('GET', path)).body.matchAll(/data-page="(\d+)"/g)].map((m) => Number(m[1])));
+const pagesOf = (path: string) => pagesOfList(inject, path);
 const listPages = { patients: await pagesOf('/patients/'), follow: await pagesOf('/patients/follow'), exams: await pagesOf('/exams/') };
 const PAGES: Record<string, () => string> = {
   record: () => `/patients/${randomId()}/`,

@@ -23,9 +23,9 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { BENCH_PASSWORD, BENCH_USERNAME, databaseUrlFrom, formatInt } from './common.js';
+import { databaseUrlFrom, formatInt } from './common.js';
 import { fillRipsFacts } from './rips.js';
-import { csrfTokenIn } from './server.js';
+import { loggedInInject, pagesOf as pagesOfList } from './in-process.js';
 import { rng } from './synthetic.js';
 import { searchesFrom } from './uncached.js';
 import { WORKLIST_KINDS } from './agenda.js';
@@ -153,27 +153,7 @@ const app: FastifyInstance = await buildApp({
 });
 await app.ready();
 
-let cookie = '';
-const inject = async (method: 'GET' | 'POST', path: string, form?: Record<string, string>) => {
-  const res = await app.inject({
-    method,
-    url: path,
-    headers: { host: 'localhost', cookie, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-    ...(form ? { payload: new URLSearchParams(form).toString() } : {}),
-  });
-  for (const c of [res.headers['set-cookie'] ?? []].flat()) {
-    const [pair] = String(c).split(';');
-    const jar = new Map(cookie ? cookie.split('; ').map((p) => p.split('=') as [string, string]) : []);
-    const eq = pair!.indexOf('=');
-    jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
-    cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-  return res;
-};
-const login = await inject('GET', '/users/login/');
-const token = csrfTokenIn(login.body)!;
-const done = await inject('POST', '/users/login/', { username: BENCH_USERNAME, password: BENCH_PASSWORD, csrfmiddlewaretoken: token });
-if (done.statusCode !== 302) throw new Error(`login failed: ${done.statusCode}`);
+const inject = await loggedInInject(app);
 
 const db = handle.db as unknown as Kysely<any>;
 const r = rng(7);
@@ -181,7 +161,7 @@ const people = await db.selectFrom('patients').select(['id', 'nombre', 'apellido
 const ids = people.map((p) => Number(p.id));
 const randomId = () => ids[Math.floor(r() * ids.length)]!;
 const searches = searchesFrom(people.map((p) => ({ nombre: String(p.nombre), apellido: String(p.apellido), documento: String(p.documento) })), r, 5000);
-const pagesOf = async (path: string) => Math.max(1, ...[...(await inject('GET', path)).body.matchAll(/data-page="(\d+)"/g)].map((m) => Number(m[1])));
+const pagesOf = (path: string) => pagesOfList(inject, path);
 const lastMonth = (() => {
   const [y, m] = new Date().toISOString().slice(0, 7).split('-').map(Number) as [number, number];
   return m === 1 ? `${y - 1}-12` : `${y}-${String(m - 1).padStart(2, '0')}`;
