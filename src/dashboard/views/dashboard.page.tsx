@@ -2,8 +2,9 @@ import type { CapitaByEntidad, GroupCount, LimitIngreso, StatusCounts } from '..
 import { ENTIDADES_SALUD, PROGRAMAS, labelOf } from '../../patients/patient.rules.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { formatCop } from '../../shared/decimal.js';
+import { onePerKey } from '../../shared/collections.js';
 import { countOf } from '../../shared/text.js';
-import { FragmentSlot, renderFragment, type Fragment } from '../../web/render.js';
+import { FragmentSlot, renderFragment } from '../../web/render.js';
 import { MesCapitaChart } from './chart.js';
 
 const MESES = ['enero', 'febrero', 'marzo', 'abril', 'mayo', 'junio', 'julio', 'agosto', 'septiembre', 'octubre', 'noviembre', 'diciembre'];
@@ -164,11 +165,10 @@ export function DashboardSummary({ data }: { data: DashboardData }) {
  */
 export function CapitaReport({ form, mes }: { form: CapitaForm | null; mes: string }) {
   if (form !== null) return <CapitaReportForm form={form} mes={mes} />;
-  if (emptyForm?.mes !== mes) emptyForm = { mes, fragment: renderFragment(<CapitaReportForm form={{ mes, entidad: '' }} mes={mes} />) };
-  return <FragmentSlot fragment={emptyForm.fragment} />;
+  return <FragmentSlot fragment={emptyFormOf(mes)} />;
 }
 
-let emptyForm: { mes: string; fragment: Fragment } | null = null;
+const emptyFormOf = onePerKey((mes: string) => renderFragment(<CapitaReportForm form={{ mes, entidad: '' }} mes={mes} />));
 
 export function CapitaReportForm({ form, mes }: { form: CapitaForm; mes: string }) {
   return (
