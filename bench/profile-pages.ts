@@ -1,6 +1,6 @@
 // npm run bench:profile -- [--database URL] [--requests N] [--only a,b] [--statements] [--keep-pages] [--concurrency N]   (pages: the names of PAGES below, e.g.
 // --only baseline,agenda-day,agenda-day-prof,agenda-week,worklists,worklists-filtered for the agenda's;
-// rips-page, rips-file, novedades-csv, worklists, worklists-filtered run only when named)
+// rips-page, rips-file, novedades-csv, worklists, worklists-filtered and create run only when named)
 //
 // Where an uncached page's time goes (issue 30): the application in this process (kept pages off: every page
 // rendered anew, as for a patient nobody opened before), driven by app.inject over random patients and pages of a
@@ -29,6 +29,7 @@ import { loggedInInject, pagesOf as pagesOfList } from './in-process.js';
 import { rng } from './synthetic.js';
 import { searchesFrom } from './uncached.js';
 import { WORKLIST_KINDS } from './agenda.js';
+import { patientFormBody } from './scenarios.js';
 import { addDays, todayIn } from '../src/shared/dates.js';
 
 const args = parseArgs({
@@ -236,8 +237,25 @@ Object.assign(PAGES, {
 if (agendaVisitIds.length > 0) PAGES['agenda-visit'] = () => `/agenda/citas/${agendaVisitIds[Math.floor(r() * agendaVisitIds.length)]!}/`;
 const feedOwners = agendaProfessionals.slice(0, 50);
 if (feedOwners.length > 0) PAGES['agenda-feed'] = () => `/agenda/ical/${feedToken(feedOwners[Math.floor(r() * feedOwners.length)]!)}.ics`;
-/** Pages not run unless named in --only (each reads a whole month, or the agenda's worklists at their slowest). */
-const NAMED_ONLY = new Set(['rips-page', 'rips-file', 'novedades-csv', 'worklists', 'worklists-filtered']);
+// The create (POST /patients/create/): a patient of its own each time, born on a day of its own with a surname of
+// this run's own, so no create meets a similar person. It writes to the benchmark database: run it alone.
+const createForm = await (async () => {
+  const token = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec((await inject('GET', '/patients/create/')).body)?.[1] ?? '';
+  const stamp = Date.now();
+  const run = `Perfil${stamp.toString(36).replace(/\d/g, (d) => 'abcdefghij'[Number(d)]!)}`;
+  let n = 0;
+  return (): Record<string, string> => {
+    n++;
+    const born = new Date(Date.UTC(1920, 0, 1) + (n % 30_000) * 86_400_000).toISOString().slice(0, 10);
+    return Object.fromEntries(new URLSearchParams(patientFormBody(token, `${stamp}${String(n).padStart(6, '0')}`, born, { apellido: run })));
+  };
+})();
+const POSTS: Record<string, () => { path: string; form: Record<string, string> }> = {
+  create: () => ({ path: '/patients/create/', form: createForm() }),
+};
+for (const name of Object.keys(POSTS)) PAGES[name] = () => POSTS[name]!().path;
+/** Pages not run unless named in --only (each reads a whole month, or the agenda's worklists at their slowest; the create writes). */
+const NAMED_ONLY = new Set(['rips-page', 'rips-file', 'novedades-csv', 'worklists', 'worklists-filtered', 'create']);
 const only = args.only ? new Set(args.only.split(',')) : null;
 if (only?.has('rips-page') || only?.has('rips-file')) await fillRipsFacts(db);
 
@@ -286,11 +304,20 @@ async function databaseCpu(): Promise<Map<number, bigint> | null> {
 const databaseNs = (start: Map<number, bigint> | null, end: Map<number, bigint> | null): number | null =>
   start && end ? Number([...end].reduce((sum, [pid, ns]) => sum + ns - (start.get(pid) ?? 0n), 0n)) : null;
 
+/** One request of the page `name`: a GET of its next path, or the next form posted. */
+const requestOf = (name: string, next: () => string) => {
+  const post = POSTS[name];
+  if (!post) return inject('GET', next());
+  const { path, form } = post();
+  return inject('POST', path, form);
+};
+const answeredWell = (name: string, status: number) => (POSTS[name] ? status === 302 : status === 200);
+
 console.log(`${'page'.padEnd(14)} ${'stmts/req'.padStart(9)} ${'cpu µs/req'.padStart(10)} ${'in driver µs'.padStart(12)} ${'rest µs'.padStart(8)} ${'KB'.padStart(6)} ${'main thread µs'.padStart(14)}${handle.engine === 'postgres' ? ' database µs' : ''}`);
 for (const [name, next] of Object.entries(PAGES)) {
   if (only ? !only.has(name) : NAMED_ONLY.has(name)) continue;
   // Warm-up: V8 compiles the paths first (and with --keep-pages, the pages drawn are kept before the count starts).
-  for (let i = 0; i < Math.min(NAMED_ONLY.has(name) && !args['keep-pages'] ? 1 : 100, N); i++) await inject('GET', next());
+  for (let i = 0; i < Math.min(NAMED_ONLY.has(name) && !args['keep-pages'] && !POSTS[name] ? 1 : 100, N); i++) await requestOf(name, next);
   const dbStart = await databaseCpu();
   meter.statements = 0;
   meter.ns = 0n;
@@ -305,9 +332,9 @@ for (const [name, next] of Object.entries(PAGES)) {
   const client = async () => {
     while (sent < N) {
       sent++;
-      const res = await inject('GET', next());
+      const res = await requestOf(name, next);
       // The baseline's route is new with issue 30: an older checkout answers 404 after the same session and guard.
-      if (res.statusCode !== 200 && !(name === 'baseline' && res.statusCode === 404)) throw new Error(`${name}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+      if (!answeredWell(name, res.statusCode) && !(name === 'baseline' && res.statusCode === 404)) throw new Error(`${name}: ${res.statusCode} ${res.body.slice(0, 200)}`);
       bytes += res.rawPayload.length;
     }
   };
@@ -323,7 +350,7 @@ for (const [name, next] of Object.entries(PAGES)) {
   // After the meter is read (this read is one more statement).
   const dbUs = databaseNs(dbStart, await databaseCpu());
   const dbColumn = dbUs === null ? '' : (dbUs / 1000 / N).toFixed(0).padStart(12);
-  const turn = NAMED_ONLY.has(name) ? `  longest turn ${(await longestTurnMs(next())).toFixed(1)} ms cpu` : '';
+  const turn = NAMED_ONLY.has(name) && !POSTS[name] ? `  longest turn ${(await longestTurnMs(next())).toFixed(1)} ms cpu` : '';
   console.log(
     `${name.padEnd(14)} ${statements.toFixed(1).padStart(9)} ${us.toFixed(0).padStart(10)} ${driver.toFixed(0).padStart(12)} ${(us - driver).toFixed(0).padStart(8)} ${(bytes / N / 1024).toFixed(1).padStart(6)} ${mainUs.padStart(14)}${dbColumn}${turn}`,
   );

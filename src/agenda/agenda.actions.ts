@@ -26,7 +26,7 @@ import {
   visitsFollowingCycle,
   type CycleEstado,
 } from './agenda.rules.js';
-import { findAjustes, findBookingPatient, findCita, findCycleExam, findDueVisit, findPlanLines, findProfesional, findProgramaOf, findRecurso, findTipo, insertBookedVisit, insertPlannedVisits, insertVisitHistory, moveCycleVisits, overlapRefused, updateVisit, type Booking } from './agenda.repository.js';
+import { findAjustes, findBookingPatient, findCita, findCycleExam, findDueVisit, findPlanLinesOfPatient, findProfesional, findProgramaOf, findRecurso, findTipo, insertBookedVisit, insertPlannedVisits, insertVisitHistory, moveCycleVisits, overlapRefused, updateVisit, type Booking } from './agenda.repository.js';
 import { findConsent, findLiveConsent, findLiveFeedByHash, insertConsent, insertFeed, markConsentWithdrawn, markFeedRevoked } from './agenda.contact.repository.js';
 import type { BookingInput, RescheduleInput } from './agenda.schema.js';
 import type { CitaEstado, CitaRow } from './agenda.table.js';
@@ -44,9 +44,7 @@ export async function planCycleVisits(
   trx: Trx,
   input: { pacienteId: number; ingresoId: number; fechaInicio: string; today: string; now: string; userId: number | null },
 ): Promise<number> {
-  const programa = await findProgramaOf(trx, input.pacienteId);
-  if (programa === null) return 0;
-  const lines = await findPlanLines(trx, programa, input.fechaInicio);
+  const lines = await findPlanLinesOfPatient(trx, input.pacienteId, input.fechaInicio);
   const visits = planVisits(lines, input.fechaInicio, input.today);
   await insertPlannedVisits(trx, { pacienteId: input.pacienteId, ingresoId: input.ingresoId, visits, now: input.now, userId: input.userId });
   return visits.length;

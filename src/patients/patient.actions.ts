@@ -115,7 +115,8 @@ export async function insertPatientWithCycle(trx: Trx, ctx: WriteStamp, input: N
   const now = ctx.at.toISOString();
   const userId = ctx.actor?.id ?? null;
   const p = input.patient;
-  const patientId = await insertPatient(trx, { ...p, ...patientDerivedColumns(p), created_at: now, updated_at: now });
+  // Active from its first cycle's start, as that cycle's trigger would make it: the row is written once (decision 0300).
+  const patientId = await insertPatient(trx, { ...p, ...patientDerivedColumns(p), activo_desde: input.fechaInicio, created_at: now, updated_at: now });
   const ingresoId = await openIngreso(trx, { pacienteId: patientId, fechaInicio: input.fechaInicio, userId, now });
   // The first cycle's visits, planned from its program (the lookback counts from the UTC day: a day's difference
   // does not matter to it), then paused with it when it starts suspended.

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers.js';
-import type { Db } from '../db/database.js';
-import { createPatient } from '../../test/fixtures/patient.fixtures.js';
+import { isPostgres, type Db } from '../db/database.js';
+import { createPatient, newPatientRow } from '../../test/fixtures/patient.fixtures.js';
+import { insertPatient } from './patient.writes.repository.js';
 import { sql } from 'kysely';
 import { readTableVersions } from '../platform/pages/table-versions.js';
 import { openIngreso } from '../ingresos/ingreso.repository.js';
@@ -221,6 +222,31 @@ describe('patients.activo_desde follows the ACTIVO Ingreso (database triggers)',
     assert.equal(await activoDesde(other.id), '2026-10-10');
     await db.deleteFrom('ingresos').where('paciente_id', '=', other.id).execute();
     assert.equal(await activoDesde(other.id), null);
+  });
+
+  test('a start given with the new patient is kept when its cycle says so, and set right when it does not (decision 0300)', async () => {
+    const t = token();
+    const insertWithStart = (activo_desde: string) => insertPatient(db, { ...newPatientRow({ nombre: t }), activo_desde });
+    const open = (pacienteId: number, fechaInicio: string) => db.transaction().execute((trx) => openIngreso(trx, { pacienteId, fechaInicio, userId: null, now: 'x' }));
+    // Whether the patient's row was written again: SQLite bumps the version of patients for each row written,
+    // PostgreSQL writes a new version of the row (its xmin).
+    const rowStamp = async (id: number) =>
+      isPostgres(db)
+        ? String((await sql<{ x: string }>`select xmin::text as x from patients where id = ${id}`.execute(db)).rows[0]!.x)
+        : String((await readTableVersions(db)).get('patients'));
+    const right = await insertWithStart('2026-06-01');
+    const stampBefore = await rowStamp(right);
+    await open(right, '2026-06-01');
+    assert.equal(await activoDesde(right), '2026-06-01');
+    assert.equal(await rowStamp(right), stampBefore, 'unchanged, the row is not written again');
+    assert.deepEqual(await listed(t, 6), [right]);
+    const wrong = await insertWithStart('2020-01-01');
+    await open(wrong, '2026-06-02');
+    assert.equal(await activoDesde(wrong), '2026-06-02');
+    const none = await insertWithStart('2026-06-03');
+    await db.insertInto('ingresos').values({ paciente_id: none, fecha_inicio: '2026-06-03', fecha_fin: '2026-06-04', estado: 'TERMINADO', motivo: 'Alta', created_at: 'x', updated_at: 'x' }).execute();
+    assert.equal(await activoDesde(none), null);
+    assert.deepEqual((await listed(t)).sort((a, b) => a - b), [right, wrong].sort((a, b) => a - b));
   });
 });
 

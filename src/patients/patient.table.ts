@@ -45,10 +45,12 @@ export interface PatientsTable {
   created_at: string;
   updated_at: string;
   /**
-   * fecha_inicio of the patient's ACTIVO Ingreso, null when none. Written only by database triggers on
-   * ingresos (migration 0010), never by the application; it drives the indexed patient lists.
+   * fecha_inicio of the patient's ACTIVO Ingreso, null when none. Kept by database triggers on ingresos
+   * (migrations 0010, 0591), never updated by the application; it drives the indexed patient lists. A creation may
+   * give the start of the cycle it opens, so that the row is written once (decision 0300): the trigger of that
+   * cycle's insert sets any other value right in the same statement.
    */
-  activo_desde: ColumnType<string | null, never, never>;
+  activo_desde: ColumnType<string | null, string | undefined, never>;
 }
 
 /** Patients with an ACTIVO Ingreso per month of its start (mes = 'YYYY-MM'); kept by triggers (migration 0020). */
