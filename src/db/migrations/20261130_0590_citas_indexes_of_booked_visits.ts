@@ -3,11 +3,10 @@ import { sql, type Kysely } from 'kysely';
 // A cycle's plan is written at its opening: 12 to 14 visits, due, with no date, time, professional, resource or exam
 // yet (issue 28). Five indexes of citas serve only what a booked or attended visit has (a day's visits by date, a
 // professional's or a resource's by minute, the cycles a professional sees, the visit an exam attended), yet each
-// held an entry for every due visit,
-// all at the null end of the index: every opening of a cycle wrote them (a fifth of a create's CPU at 100,000
-// patients with the plan, decision 0290). Each is now partial, on the rows that have the column; every query that
-// uses one names the column with `=`, `in` or a range, which both engines read as `is not null`, so the same index
-// still serves it (test/performance/query-plans.test.ts pins the plans).
+// held an entry for every due visit, all at the null end of the index, written by every creation of a patient
+// (decision 0300). Each is now partial, on the rows that have the column: every query that uses one names the
+// column with `=`, `in` or a range, which both engines read as `is not null`, so the same index still serves it
+// (test/performance/query-plans.test.ts pins the plans).
 
 const PARTIAL = [
   { name: 'citas_dia_idx', columns: 'fecha, hora, id, estado, inicio_min', present: 'fecha' },
