@@ -51,7 +51,13 @@ export class MixedWriter {
   }
 
   start(): void {
+    if (this.timer) return;
     this.timer = setInterval(() => this.fire(), 1000 / this.tally.rate);
+  }
+
+  /** The tally so far, a copy. */
+  current(): WriteTally {
+    return { ...this.tally, byKind: { ...this.tally.byKind }, failures: [...this.tally.failures] };
   }
 
   /** Stops and waits for the writes still unanswered; returns the tally so far (it keeps counting across runs). */
