@@ -28,7 +28,7 @@ import { engineOf, openDatabase, type Engine } from '../src/db/connection.js';
 import type { MemoryReport } from '../src/platform/memory.js';
 import { agendaScenarios, BookingWriter, loadAgendaData, type BookingTally } from './agenda.js';
 import { BENCH_PASSWORD, BENCH_USERNAME, countRows, databaseUrlFrom, displayUrl, fail, formatInt } from './common.js';
-import { MIXED_RATES, MixedWriter, mixedReads, type WriteTally } from './mixed.js';
+import { MIXED_RATES, MixedWriter, mixedReads, tallyBetween, type WriteTally } from './mixed.js';
 import { failedNovedades, printNovedades, runNovedades, type NovedadesResult } from './novedades.js';
 import { failedRips, fillRipsFacts, printRips, runRips, type RipsResult } from './rips.js';
 import { loadFixtures, scenarios, type Scenario, type Target } from './scenarios.js';
@@ -366,19 +366,6 @@ async function runScenario(
   if (s.target.p99 !== undefined && result.p99 > s.target.p99) result.misses.push(`p99 ${result.p99} ms > ${s.target.p99} ms`);
   if (s.target.rps !== undefined && result.rps < s.target.rps) result.misses.push(`${result.rps} req/s < ${s.target.rps}`);
   return result;
-}
-
-/** What a writer's tally counted from `start` to `end` (its numbers; its rate; the failures noted meanwhile). */
-function tallyBetween<T extends { failures: string[] }>(start: T, end: T): T {
-  const out: Record<string, unknown> = { ...end };
-  for (const [k, v] of Object.entries(end) as [string, unknown][]) {
-    const before = (start as unknown as Record<string, unknown>)[k];
-    if (k === 'rate') continue;
-    if (typeof v === 'number' && typeof before === 'number') out[k] = v - before;
-    else if (k === 'byKind') out[k] = Object.fromEntries(Object.entries(v as Record<string, number>).map(([kind, n]) => [kind, n - ((before as Record<string, number>)[kind] ?? 0)]));
-  }
-  out.failures = end.failures.slice(start.failures.length);
-  return out as T;
 }
 
 /** Full downloads of the month's capitation CSV, one after another: time of each, RSS growth of the server. */
