@@ -30,6 +30,12 @@ export interface AgendaData {
   entidades: string[];
   /** the patients of ACTIVO cycles bookings are made for */
   patients: number[];
+  /**
+   * The bookings' random seed: the database's last visit id added to a constant, so that a run on fresh data books
+   * what the last one did, and a run on data a run has already written asks for other slots (the same seed would ask
+   * for the slots it booked: every booking refused as an overlap).
+   */
+  bookingSeed: number;
 }
 
 export async function loadAgendaData(db: Kysely<any>, f: Fixtures): Promise<AgendaData | null> {
@@ -49,12 +55,14 @@ export async function loadAgendaData(db: Kysely<any>, f: Fixtures): Promise<Agen
     .where('profesional_id', 'is not', null)
     .execute();
   const entidades = await db.selectFrom('patients').select('entidad_salud').distinct().execute();
+  const lastVisit = await db.selectFrom('citas').select(sql<number | string | null>`max(id)`.as('id')).executeTakeFirst();
   return {
     today: f.today,
     professionals: professionals.map((p) => Number(p.profesional_id)).sort((a, b) => a - b),
     programas: ['PROGRAMA AOS', 'PROGRAMA INSOMNIO'],
     entidades: entidades.map((e) => String(e.entidad_salud)).sort(),
     patients: f.activeIds,
+    bookingSeed: 2929 + Number(lastVisit?.id ?? 0),
   };
 }
 
@@ -170,7 +178,7 @@ const MAX_IN_FLIGHT = 8;
 export class BookingWriter {
   private timer: NodeJS.Timeout | null = null;
   private inFlight = new Set<Promise<void>>();
-  private readonly r: Random = rng(2929);
+  private readonly r: Random;
   private at = 0;
   readonly tally: BookingTally;
 
@@ -180,10 +188,17 @@ export class BookingWriter {
     rate: number,
   ) {
     this.tally = { rate, sent: 0, ok: 0, overlaps: 0, failed: 0, skipped: 0, failures: [] };
+    this.r = rng(a.bookingSeed);
   }
 
   start(): void {
+    if (this.timer) return;
     this.timer = setInterval(() => this.fire(), 1000 / this.tally.rate);
+  }
+
+  /** The tally so far, a copy. */
+  current(): BookingTally {
+    return { ...this.tally, failures: [...this.tally.failures] };
   }
 
   async stop(): Promise<BookingTally> {

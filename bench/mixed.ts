@@ -51,7 +51,13 @@ export class MixedWriter {
   }
 
   start(): void {
+    if (this.timer) return;
     this.timer = setInterval(() => this.fire(), 1000 / this.tally.rate);
+  }
+
+  /** The tally so far, a copy. */
+  current(): WriteTally {
+    return { ...this.tally, byKind: { ...this.tally.byKind }, failures: [...this.tally.failures] };
   }
 
   /** Stops and waits for the writes still unanswered; returns the tally so far (it keeps counting across runs). */
@@ -112,4 +118,17 @@ export function mixedReads(all: Scenario[], rate: number): Scenario[] {
   return all
     .filter((s) => s.expect === 200 && !s.uncached && s.next().method === 'GET')
     .map((s) => ({ ...s, key: `mixed${rate}-${s.key}`, target: mixedTarget(rate, s.target) }));
+}
+
+/** What a writer's tally counted from `start` to `end` (its numbers; its rate; the failures noted meanwhile). */
+export function tallyBetween<T extends { failures: string[] }>(start: T, end: T): T {
+  const out: Record<string, unknown> = { ...end };
+  for (const [k, v] of Object.entries(end) as [string, unknown][]) {
+    const before = (start as unknown as Record<string, unknown>)[k];
+    if (k === 'rate') continue;
+    if (typeof v === 'number' && typeof before === 'number') out[k] = v - before;
+    else if (k === 'byKind') out[k] = Object.fromEntries(Object.entries(v as Record<string, number>).map(([kind, n]) => [kind, n - ((before as Record<string, number>)[kind] ?? 0)]));
+  }
+  out.failures = end.failures.slice(start.failures.length);
+  return out as T;
 }

@@ -28,7 +28,7 @@ import { engineOf, openDatabase, type Engine } from '../src/db/connection.js';
 import type { MemoryReport } from '../src/platform/memory.js';
 import { agendaScenarios, BookingWriter, loadAgendaData, type BookingTally } from './agenda.js';
 import { BENCH_PASSWORD, BENCH_USERNAME, countRows, databaseUrlFrom, displayUrl, fail, formatInt } from './common.js';
-import { MIXED_RATES, MixedWriter, mixedReads, type WriteTally } from './mixed.js';
+import { MIXED_RATES, MixedWriter, mixedReads, tallyBetween, type WriteTally } from './mixed.js';
 import { failedNovedades, printNovedades, runNovedades, type NovedadesResult } from './novedades.js';
 import { failedRips, fillRipsFacts, printRips, runRips, type RipsResult } from './rips.js';
 import { loadFixtures, scenarios, type Scenario, type Target } from './scenarios.js';
@@ -113,7 +113,7 @@ async function cannon(
   base: string,
   session: Session,
   scenario: Scenario,
-  opts: { seconds: number; connections: number; amount?: number },
+  opts: { seconds: number; connections: number; amount?: number; beforeDrain?: () => Promise<void> },
 ): Promise<{ latencies: number[]; codes: Record<string, number>; errors: number; seconds: number; sent: number }> {
   const latencies: number[] = [];
   let sent = 0;
@@ -157,6 +157,7 @@ async function cannon(
     if (opts.amount !== undefined) setTimeout(() => instance.stop(), opts.seconds * 1000).unref();
   });
   const seconds = (performance.now() - started) / 1000;
+  await opts.beforeDrain?.();
   await drain(base);
   return { latencies, codes, errors, seconds, sent };
 }
@@ -168,11 +169,12 @@ async function load(
   base: string,
   session: Session,
   scenario: Scenario,
-  opts: { seconds: number; connections: number; amount?: number; generator: Options['generator'] },
+  opts: { seconds: number; connections: number; amount?: number; generator: Options['generator']; beforeDrain?: () => Promise<void> },
 ): Promise<LoadRun> {
   const paths = scenario.paths?.() ?? scenario.getPaths;
   if (opts.generator === 'auto' && paths !== undefined && opts.amount === undefined && useWrk()) {
     const run = await runWrk(base, paths, { seconds: opts.seconds, connections: opts.connections, headers: { cookie: session.cookieHeader() }, expect: scenario.expect });
+    await opts.beforeDrain?.();
     await drain(base);
     const codes: Record<string, number> = { ...run.others };
     if (run.expected > 0) codes[String(scenario.expect)] = run.expected;
@@ -244,12 +246,26 @@ function printMemory(results: ScenarioResult[]): void {
   console.log(`kept at the end (MB): ${byPage || 'nothing'}`);
 }
 
+/**
+ * Clients writing beside a scenario's reads (the mixed writer, the desk's bookings). They write during the warm-up and
+ * the measured run, and pause while the server drains what wrk or autocannon left (a drain waits until /healthz
+ * answers promptly, which writes that saturate the server never let happen: a drain then lasted its whole 120 s, with
+ * their writes counted). `measured` notes the writes of the measured run: from its start to the answers of the
+ * writes sent within it.
+ */
+interface Beside {
+  pause(): Promise<void>;
+  resume(): void;
+  measured(edge: 'start' | 'end'): void;
+}
+
 async function runScenario(
   server: RunningServer,
   session: Session,
   rss: RssSampler,
   s: Scenario,
   o: Options,
+  beside?: Beside,
 ): Promise<ScenarioResult> {
   const empty = { requests: 0, rps: 0, p50: 0, p99: 0, errors: 0, bad: 0, unexpected: 0, statusCodes: {}, peakRssMb: 0, cpuUsPerRequest: 0, generator: '', target: s.target, misses: [] };
   const why = await s.before?.();
@@ -271,17 +287,26 @@ async function runScenario(
   if (s.warmup !== false && o.warmup > 0) {
     const warmAmount = amount !== undefined ? Math.floor(amount / 10) : undefined;
     if (warmAmount === undefined || warmAmount > 0) {
-      warm = await load(server.base, session, s, { seconds: o.warmup, connections: o.connections, generator: o.generator, ...(warmAmount !== undefined ? { amount: warmAmount } : {}) });
+      warm = await load(server.base, session, s, { seconds: o.warmup, connections: o.connections, generator: o.generator, ...(warmAmount !== undefined ? { amount: warmAmount } : {}), ...(beside ? { beforeDrain: () => beside.pause() } : {}) });
+      beside?.resume();
     }
   }
   const left = amount !== undefined ? amount - Object.values(warm.codes).reduce((a, b) => a + b, 0) : undefined;
   rss.mark();
   const cacheBefore = await cacheCounts(session);
   const cpuBefore = cpuSecondsOf(server.pid);
+  beside?.measured('start');
+  const endOfRun = async () => {
+    if (!beside) return;
+    await beside.pause();
+    beside.measured('end');
+  };
   const run: LoadRun =
     left !== undefined && left <= 0
       ? { latencies: [], codes: {}, errors: 0, seconds: 1, sent: 0, generator: 'autocannon' }
-      : await load(server.base, session, s, { seconds: o.duration, connections: o.connections, generator: o.generator, ...(left !== undefined ? { amount: left } : {}) });
+      : await load(server.base, session, s, { seconds: o.duration, connections: o.connections, generator: o.generator, ...(left !== undefined ? { amount: left } : {}), beforeDrain: endOfRun });
+  // A run that sent nothing drained nothing: its writers are paused and counted here.
+  if (left !== undefined && left <= 0) await endOfRun();
   // The drain after the run is counted too: it is the server finishing the requests of the run.
   const cpuSeconds = cpuSecondsOf(server.pid) - cpuBefore;
   const peakRssMb = rss.sincePeak / MB;
@@ -388,7 +413,7 @@ function printTable(title: string, results: ScenarioResult[], capita: CapitaResu
     const verdict = r.status === 'failed' ? `FAIL ${r.note ?? ''}` : r.misses.length ? `MISS (${r.misses.join('; ')})` : target ? 'met' : '';
     const errs = r.errors + r.unexpected;
     console.log(
-      `${cell(r.name, w)} ${cell(formatInt(r.rps), 7, true)} ${cell(r.p50.toFixed(2), 8, true)} ${cell(r.p99.toFixed(2), 8, true)} ${cell(`${formatInt(r.cpuUsPerRequest)}${r.generator === 'wrk' ? ' w' : ''}`, 11, true)} ${cell(hits(r), 5, true)} ${cell(String(errs), 7, true)} ${cell(String(r.bad), 12, true)}  ${target} ${verdict}`.trimEnd(),
+      `${cell(r.name, w)} ${cell(formatInt(r.rps), 7, true)} ${cell(r.requests === 0 ? '—' : r.p50.toFixed(2), 8, true)} ${cell(r.requests === 0 ? '—' : r.p99.toFixed(2), 8, true)} ${cell(`${formatInt(r.cpuUsPerRequest)}${r.generator === 'wrk' ? ' w' : ''}`, 11, true)} ${cell(hits(r), 5, true)} ${cell(String(errs), 7, true)} ${cell(String(r.bad), 12, true)}  ${target} ${verdict}`.trimEnd(),
     );
   }
   if (capita) {
@@ -405,12 +430,12 @@ function printTable(title: string, results: ScenarioResult[], capita: CapitaResu
   if (results.some((r) => r.hitRate !== undefined && r.hitRate !== null)) console.log('hits: requests of kept pages served from the cache during the measured run');
   for (const r of results.filter((r) => r.writes)) {
     const t = r.writes!;
-    console.log(`${r.name}: ${formatInt(t.ok)} changes saved of ${formatInt(t.sent)} sent beside it; ${t.failed} failed`);
+    console.log(`${r.name}: ${formatInt(t.ok)} changes saved of ${formatInt(t.sent)} sent beside its measured run; ${t.failed} failed, ${t.skipped} ticks skipped (8 unanswered)`);
   }
   for (const r of results.filter((r) => r.bookings)) {
     const b = r.bookings!;
     console.log(
-      `${r.name}: ${formatInt(b.ok)} visits booked of ${formatInt(b.sent)} sent, ${formatInt(b.overlaps)} refused as overlaps (the guard), ${b.failed} failed, ${b.skipped} ticks skipped`,
+      `${r.name}: ${formatInt(b.ok)} visits booked of ${formatInt(b.sent)} sent beside its measured run, ${formatInt(b.overlaps)} refused as overlaps (the guard), ${b.failed} failed, ${b.skipped} ticks skipped (8 unanswered)`,
     );
   }
   console.log(`server peak RSS: ${peakRssMb.toFixed(0)} MB  target ≤250 MB ${peakRssMb <= 250 ? 'met' : 'MISS'}`);
@@ -508,7 +533,23 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
           booker = new BookingWriter(deskSession, agendaData, s.bookings);
           booker.start();
         }
-        const r = await runScenario(server, session, rss, s, o).catch((err: unknown): ScenarioResult => ({
+        // The writes and bookings counted are those of the measured run (its start to the answers of what it sent).
+        const window: { writes: WriteTally[]; bookings: BookingTally[] } = { writes: [], bookings: [] };
+        const writers = [writer, booker].filter((w) => w !== null);
+        const beside: Beside | undefined =
+          writers.length === 0
+            ? undefined
+            : {
+                pause: async () => {
+                  await Promise.all(writers.map((w) => w.stop()));
+                },
+                resume: () => writers.forEach((w) => w.start()),
+                measured: () => {
+                  if (writer) window.writes.push(writer.current());
+                  if (booker) window.bookings.push(booker.current());
+                },
+              };
+        const r = await runScenario(server, session, rss, s, o, beside).catch((err: unknown): ScenarioResult => ({
           key: s.key,
           name: s.name,
           status: 'failed',
@@ -516,18 +557,21 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
           requests: 0, rps: 0, p50: 0, p99: 0, errors: 1, bad: 0, unexpected: 0, statusCodes: {}, peakRssMb: 0, cpuUsPerRequest: 0, generator: '', target: s.target, misses: [],
         }));
         r.peakSoFarMb = round(rss.peak / MB, 1);
+        // Any failure from the writers' start to their stop fails the scenario; the figures printed are the run's.
         if (writer) {
-          r.writes = await writer.stop();
-          if (r.writes.failed > 0) {
+          const total = await writer.stop();
+          r.writes = window.writes.length === 2 ? tallyBetween(window.writes[0]!, window.writes[1]!) : total;
+          if (total.failed > 0) {
             r.status = 'failed';
-            r.note = `${r.writes.failed} writes failed: ${r.writes.failures.join('; ')}`;
+            r.note = `${total.failed} writes failed: ${total.failures.join('; ')}`;
           }
         }
         if (booker) {
-          r.bookings = await booker.stop();
-          if (r.bookings.failed > 0) {
+          const total = await booker.stop();
+          r.bookings = window.bookings.length === 2 ? tallyBetween(window.bookings[0]!, window.bookings[1]!) : total;
+          if (total.failed > 0) {
             r.status = 'failed';
-            r.note = `${r.bookings.failed} bookings failed: ${r.bookings.failures.join('; ')}`;
+            r.note = `${total.failed} bookings failed: ${total.failures.join('; ')}`;
           }
         }
         results.push(r);
