@@ -339,7 +339,8 @@ describe(`query plans of the agenda (engine=${ENGINE})`, () => {
     // booking at 100,000 patients (decision 0290); so it would citas_pendientes_idx led by its state. The cycle's
     // visits in a state are a few entries, sorted.
     assertUses(plans, SQLITE ? ['citas_ingreso_idx (ingreso_id=? AND estado=?)'] : []);
-    assert.ok(!plans.some((p) => p.plan.some((line) => /citas_pendientes_idx|citas_estado_vence_idx/.test(line))), plans.map((p) => p.plan.join('\n')).join('\n'));
+    // PostgreSQL costs it with its statistics (on a few rows any index is as cheap): SQLite's choice is the one pinned.
+    if (SQLITE) assert.ok(!plans.some((p) => p.plan.some((line) => /citas_pendientes_idx|citas_estado_vence_idx/.test(line))), plans.map((p) => p.plan.join('\n')).join('\n'));
   });
 
   test("the due visits' lists walk the PENDIENTE visits' index; filtered by a professional, a seek per visit walked", async () => {
