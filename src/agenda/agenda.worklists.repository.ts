@@ -38,9 +38,11 @@ type CycleColumn = 'c.ingreso_id' | 'i.id' | 'n.ingreso_id' | 'k.ingreso_id';
  * The filters. The professional (one who has seen or will see the patient in the cycle: a visit of the cycle with
  * them, in any state) is tested in one of two ways, which select the same rows (decision 0290):
  * - `probe`: one seek per walked row into citas_profesional_ingreso_idx (profesional_id, ingreso_id). The seeks stay
- *   in the professional's range of the index, a few pages read again and again: ~0.3 µs a row. For the lists whose
- *   walk reads its rows from an index (the due visits, the no-shows, the CPAP cycles): a professional of many cycles
- *   finds 200 rows in some 2,200 walked.
+ *   in the professional's range of the index, a few pages read again and again: 0.3 to 1 µs a row. For the lists
+ *   whose walk reads its rows from an index (the due visits, the no-shows, the CPAP cycles): a professional of many
+ *   cycles finds 200 rows in some 2,200 walked. A professional of few cycles has their lists walked to the end
+ *   (vencidas 10 ms, cpap 9 ms for one with no visit), where the set would be small and cheap: not chosen per
+ *   professional yet.
  * - `set`: the professional's cycles read once a statement (13,800 entries of that index at 100,000 patients, ~2 ms to
  *   build), then each walked row checked in memory (SQLite builds a Bloom filter): for sin_proxima, whose walk seeks
  *   each cycle's next visit at random in a 2.1 M-entry index, so that a cycle not the professional's must be dropped
