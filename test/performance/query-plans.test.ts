@@ -273,7 +273,9 @@ describe(`query plans (engine=${ENGINE})`, () => {
 // The agenda at 100,000 patients (decisions 0146 and 0147, migrations 0410 and 0480): the day and the week read their
 // days' range, or the professional's; the worklists' professional filter reads the professional's cycles once, a range
 // of (profesional_id, ingreso_id), and filters the list's own walk with them; the no-shows still to re-book and the
-// AOS cycles with their latest CPAP download are tables kept by triggers (decision 0260), each walked in its index. SQLite's plans are asserted by name (its choices are the benchmark's); PostgreSQL's, only that no
+// AOS cycles with their latest CPAP download are tables kept by triggers (decision 0260), each walked in its index; the
+// due visits are walked in the PENDIENTE visits' partial index, and most lists test the professional by a seek per
+// row walked (decision 0290). SQLite's plans are asserted by name (its choices are the benchmark's); PostgreSQL's, only that no
 // large table is scanned in full (its planner has statistics and may take another index on a few rows).
 describe(`query plans of the agenda (engine=${ENGINE})`, () => {
   const day = '2026-11-23';
@@ -299,7 +301,8 @@ describe(`query plans of the agenda (engine=${ENGINE})`, () => {
     // (181,000 at 100,000 patients, ~330 ms a booking: decision 0295).
     // PostgreSQL plans from its statistics (on a few rows it may take either index): no scan of citas, as for the others.
     assertUses(plans, SQLITE ? ['citas_ingreso_idx (ingreso_id=? AND estado=?)'] : []);
-    if (SQLITE) assert.ok(!plans[0]!.plan.some((line) => line.includes('citas_estado_vence_idx')), plans[0]!.plan.join('\n'));
+    // Nor the PENDIENTE visits' index, which gives the due date's order too (decision 0290).
+    if (SQLITE) assert.ok(!plans[0]!.plan.some((line) => /citas_estado_vence_idx|citas_pendientes_idx/.test(line)), plans[0]!.plan.join('\n'));
   });
 
   test("the worklists' professional filter and the no-shows use their indexes", async () => {
@@ -323,6 +326,21 @@ describe(`query plans of the agenda (engine=${ENGINE})`, () => {
       // The AOS program's open cycles with their latest CPAP download, kept by triggers (decision 0260): walked in the
       // list's order, the dates and figures tested in the index.
       assertUses(await plansOfPage('/agenda/pendientes/?lista=cpap'), ['SCAN k USING COVERING INDEX agenda_cpap_ciclos_fecha_idx']);
+    }
+  });
+
+  test("the due visits' lists walk the PENDIENTE visits' index; filtered by a professional, a seek per visit walked", async () => {
+    for (const lista of ['semana', 'vencidas']) {
+      const plans = await plansOfPage(`/agenda/pendientes/?lista=${lista}&profesional=1`);
+      // The partial index of the PENDIENTE visits holds each one's cycle and kind (decision 0290): no visit's row is
+      // read; the professional's visits of the walked visit's cycle, one seek in (profesional_id, ingreso_id).
+      assertUses(
+        plans,
+        SQLITE
+          ? ['SEARCH c USING COVERING INDEX citas_pendientes_idx (vence_el', 'COVERING INDEX citas_profesional_ingreso_idx (profesional_id=? AND ingreso_id=?)']
+          : [],
+      );
+      if (SQLITE) assert.ok(!plans.some((p) => p.plan.some((line) => /citas_estado_vence_idx/.test(line))), 'the index of every visit by state is gone');
     }
   });
 });

@@ -43,6 +43,7 @@ import * as examRecordsCpapLatest from './20261127_0481_exam_records_cpap_latest
 import * as agendaDayCovering from './20261128_0500_agenda_day_covering.js';
 import * as citasByPatientAndDay from './20261128_0530_citas_by_patient_and_day.js';
 import * as agendaWorklistCandidates from './20261129_0540_agenda_worklist_candidates.js';
+import * as citasPendientesCovering from './20261130_0570_citas_pendientes_covering.js';
 import * as citasIndexesOfBookedVisits from './20261130_0590_citas_indexes_of_booked_visits.js';
 import * as activoDesdeWrittenOnce from './20261130_0591_activo_desde_written_once.js';
 
@@ -92,6 +93,7 @@ export const migrations: Record<string, Migration> = {
   '20261128_0500_agenda_day_covering': agendaDayCovering,
   '20261128_0530_citas_by_patient_and_day': citasByPatientAndDay,
   '20261129_0540_agenda_worklist_candidates': agendaWorklistCandidates,
+  '20261130_0570_citas_pendientes_covering': citasPendientesCovering,
   '20261130_0590_citas_indexes_of_booked_visits': citasIndexesOfBookedVisits,
   '20261130_0591_activo_desde_written_once': activoDesdeWrittenOnce,
 };
