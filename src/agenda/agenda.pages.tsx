@@ -12,7 +12,7 @@ import { listProfesionales, listRecursos } from './agenda.repository.js';
 import { AGENDA_PAGE_SIZE, countBookedVisits, listBookedVisits } from './agenda.day.repository.js';
 import type { AgendaQuery } from './agenda.schema.js';
 import { weekStart } from './agenda.rules.js';
-import { AgendaCounts, WorklistContent, WorklistControls } from './views/agenda.worklists.views.js';
+import { AgendaCounts, WorklistContent, WorklistControls, type UnknownFilter } from './views/agenda.worklists.views.js';
 import { AgendaDayContent } from './views/agenda.day.views.js';
 
 /** The professionals (active users) and the active resources as a form's choices: the agenda's filters and booking. */
@@ -82,12 +82,14 @@ export const controlsInput = (
   filters: WorklistFilters,
   counts: Record<WorklistKind, number>,
   choices: { programas: readonly Choice[]; entidades: readonly Choice[] },
+  dropped: readonly UnknownFilter[] = [],
 ) => ({
   kind,
   filters: { programa: filters.programa, entidad: filters.entidad, profesional: filters.profesional },
   counts: { semana: counts.semana, vencidas: counts.vencidas, inasistencias: counts.inasistencias, sin_proxima: counts.sin_proxima, cpap: counts.cpap },
   programas: choices.programas,
   entidades: choices.entidades,
+  dropped: [...dropped],
 });
 
 /**
@@ -100,7 +102,7 @@ export const worklistControlsPage = declarePage<ReturnType<typeof controlsInput>
   tables: ['users'],
   // About 10 KB each (the professionals' select): some 400 lists, filters and counts, more than the lists kept.
   maxBytes: 4 * 1024 * 1024,
-  async render(db, { kind, filters, counts, programas, entidades }) {
+  async render(db, { kind, filters, counts, programas, entidades, dropped }) {
     const values = { programa: filters.programa ?? '', entidad: filters.entidad ?? '', profesional: filters.profesional === null ? '' : String(filters.profesional) };
     return {
       node: (
@@ -112,6 +114,7 @@ export const worklistControlsPage = declarePage<ReturnType<typeof controlsInput>
           entidades={[...entidades]}
           profesionales={await profesionalChoices(db)}
           limit={WORKLIST_LIMIT}
+          dropped={dropped}
         />
       ),
       title: 'Pendientes de la agenda',

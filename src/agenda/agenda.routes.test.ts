@@ -160,6 +160,15 @@ describe(`agenda pages on ${ENGINE}`, () => {
     const other = await createUser(ctx.db);
     for (const lista of ['semana', 'vencidas', 'inasistencias', 'sin_proxima', 'cpap']) assert.deepEqual(await list(lista, `&profesional=${other.id}`), [], lista);
     assert.equal((await client.get('/agenda/pendientes/?lista=otra&programa=x&profesional=abc')).status, 200);
+    // A filter that is not among its choices (a professional since gone, a link typed by hand): the list without it,
+    // and a message that says so; none when the filters are known or empty.
+    const unknownProfessional = await client.get('/agenda/pendientes/?lista=inasistencias&profesional=999999&entidad=NO_EXISTE');
+    assert.equal(unknownProfessional.status, 200);
+    assert.match(unknownProfessional.body, /data-filtro-desconocido="profesional">El profesional pedido \(o ya no está activo\) no está entre las opciones: la lista se muestra sin ese filtro\./);
+    assert.match(unknownProfessional.body, /data-filtro-desconocido="entidad">La entidad pedida no está/);
+    assert.doesNotMatch(unknownProfessional.body, /data-filtro-desconocido="programa"/);
+    assert.deepEqual(await list('inasistencias', '&profesional=999999&entidad=NO_EXISTE'), await list('inasistencias'));
+    assert.doesNotMatch((await client.get(`/agenda/pendientes/?lista=inasistencias&profesional=${userId}&programa=`)).body, /data-filtro-desconocido/);
     // Re-booked (the same kind, a later day): the no-show leaves its list.
     assert.equal((await book({ patient_id: String(missed), tipo: 'CONSULTA_INGRESO', fecha: '2026-11-24', hora: '15:00' })).status, 302);
     assert.deepEqual(await list('inasistencias'), []);

@@ -172,9 +172,12 @@ export async function agendaRoutes(app: FastifyInstance, options: AgendaRoutesOp
         return v === null ? null : Number(v);
       })(),
     };
+    // A filter asked for but not among its choices (a professional since deactivated, a link typed by hand): the list
+    // is shown without it, and the controls say so.
+    const dropped = (['programa', 'entidad', 'profesional'] as const).filter((name) => filters[name] === null && (queryValue(request.query, name) ?? '') !== '');
     const counts = (await parts.get(agendaCountsPage, countsInput(filters, day)))!.meta;
     const page = (await parts.get(worklistPage, worklistInput(kind, filters, day)))!;
-    const controls = (await parts.get(worklistControlsPage, controlsInput(kind, filters, counts, options)))!;
+    const controls = (await parts.get(worklistControlsPage, controlsInput(kind, filters, counts, options, dropped)))!;
     return sendKeptPage(request, reply, page, { fill: [<FragmentSlot fragment={controls.fragments[0]!} />] });
   });
 

@@ -78,7 +78,16 @@ export interface WorklistControlsProps {
   entidades: Choice[];
   profesionales: Choice[];
   limit: number;
+  /** Filters asked for that are not among their choices: the list is shown without them. */
+  dropped?: readonly UnknownFilter[];
 }
+
+export type UnknownFilter = 'programa' | 'entidad' | 'profesional';
+const UNKNOWN_FILTER_LABEL: Record<UnknownFilter, string> = {
+  programa: 'El programa pedido',
+  entidad: 'La entidad pedida',
+  profesional: 'El profesional pedido (o ya no está activo)',
+};
 
 /** The five lists' links with their counts, and the filters: a kept part of its own, in the kept list's hole (decision 0265). */
 export function WorklistControls(p: WorklistControlsProps) {
@@ -93,6 +102,11 @@ export function WorklistControls(p: WorklistControlsProps) {
           </a>
         ))}
       </nav>
+      {(p.dropped ?? []).map((name) => (
+        <p class="message message-warning" role="status" data-filtro-desconocido={name}>
+          {UNKNOWN_FILTER_LABEL[name]} no está entre las opciones: la lista se muestra sin ese filtro.
+        </p>
+      ))}
       <form method="get" action="/agenda/pendientes/" class="card inline-form" novalidate>
         <input type="hidden" name="lista" value={p.kind} />
         <SelectField name="programa" label="Programa" choices={p.programas} values={p.values} errors={{}} placeholder="Todos" />
