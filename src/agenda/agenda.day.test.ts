@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestContext, createUser, ENGINE, loggedInClient, type TestClient, type TestContext } from '../../test/helpers.js';
 import { createPatient } from '../../test/fixtures/patient.fixtures.js';
-import { startMinute } from './agenda.rules.js';
+import { visitRow } from '../../test/fixtures/agenda.fixtures.js';
 
 let ctx: TestContext;
 let client: TestClient;
@@ -30,30 +30,8 @@ before(async () => {
   assert.equal((await client.post(`/patients/ingreso/nuevo/${p.id}/`, { fecha_inicio: '2026-11-20', query_search: '', page: '' })).status, 302);
   const ingreso = await ctx.db.selectFrom('ingresos').select('id').where('paciente_id', '=', p.id).executeTakeFirstOrThrow();
   const now = ctx.clock.now().toISOString();
-  const visit = (fecha: string, hora: string, profesional: number, estado: 'AGENDADA' | 'ATENDIDA' | 'NO_ASISTIO' | 'CANCELADA') => {
-    const inicio = startMinute(fecha, hora);
-    return {
-      paciente_id: p.id,
-      ingreso_id: ingreso.id,
-      tipo: 'CONTROL_CPAP',
-      estado,
-      plan_visita_id: null,
-      vence_el: null,
-      fecha,
-      hora,
-      duracion_min: 2,
-      inicio_min: inicio,
-      fin_min: inicio + 2,
-      profesional_id: profesional,
-      recurso_id: null,
-      exam_record_id: null,
-      motivo: estado === 'CANCELADA' ? 'Prueba' : null,
-      recordado_at: null,
-      recordado_por: null,
-      created_at: now,
-      updated_at: now,
-    };
-  };
+  const visit = (fecha: string, hora: string, profesional: number, estado: 'AGENDADA' | 'ATENDIDA' | 'NO_ASISTIO' | 'CANCELADA') =>
+    visitRow({ patient: { id: p.id, ingresoId: ingreso.id }, estado, fecha, hora, duracionMin: 2, profesional, now });
   // 205 visits on the day, 3 minutes apart from 07:00 (the last at 17:12), booked from the last to the first so
   // that the order is the time's and not the booking's; two at 07:00 (the other professional's booked last); two
   // cancelled, which the agenda does not show; three on the Friday.

@@ -9,6 +9,7 @@ import { rowsDifferingFromDefinition } from '../db/migrations/20261129_0540_agen
 import { addDays } from '../shared/dates.js';
 import { createTestContext, createUser, ENGINE, type TestContext } from '../../test/helpers.js';
 import { createPatient } from '../../test/fixtures/patient.fixtures.js';
+import { visitRow, type VisitEstado } from '../../test/fixtures/agenda.fixtures.js';
 import { listWorklist, type WorklistKind } from './agenda.worklists.repository.js';
 import { NO_FILTERS } from './agenda.pages.js';
 
@@ -44,36 +45,12 @@ const minutesOf = (fecha: string, hour: number) => Date.parse(`${fecha}T00:00:00
 
 let slot = 0;
 /** A visit of the cycle, booked (or in another estado) on `fecha`; each with a professional and hour of its own. */
-async function visit(p: { id: number; ingresoId: number | null }, estado: 'AGENDADA' | 'ATENDIDA' | 'NO_ASISTIO' | 'CANCELADA', fecha: string, tipo = 'CONTROL_CPAP', hour?: number): Promise<number> {
+async function visit(p: { id: number; ingresoId: number | null }, estado: Exclude<VisitEstado, 'PENDIENTE'>, fecha: string, tipo = 'CONTROL_CPAP', hour?: number): Promise<number> {
   const n = slot++;
   const h = hour ?? 7 + (Math.floor(n / professionals.length) % 11);
-  const inicio = minutesOf(fecha, h);
-  const row = await db
-    .insertInto('citas')
-    .values({
-      paciente_id: p.id,
-      ingreso_id: p.ingresoId!,
-      tipo,
-      estado,
-      plan_visita_id: null,
-      vence_el: null,
-      fecha,
-      hora: `${String(h).padStart(2, '0')}:00`,
-      duracion_min: 30,
-      inicio_min: inicio,
-      fin_min: inicio + 30,
-      profesional_id: professionals[n % professionals.length]!,
-      recurso_id: null,
-      exam_record_id: null,
-      motivo: null,
-      recordado_at: null,
-      recordado_por: null,
-      created_at: NOW,
-      updated_at: NOW,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  const row = visitRow({ patient: p, estado, fecha, hora: `${String(h).padStart(2, '0')}:00`, inicio: minutesOf(fecha, h), profesional: professionals[n % professionals.length]!, tipo, now: NOW });
+  // Without a reason even when cancelled: these visits stand for old records.
+  return (await db.insertInto('citas').values({ ...row, motivo: null }).returning('id').executeTakeFirstOrThrow()).id;
 }
 
 const setVisit = (id: number, set: Record<string, unknown>) => db.updateTable('citas').set(set as never).where('id', '=', id).execute();

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Db } from '../db/database.js';
 import { createTestContext, createUser, ENGINE, type TestContext } from '../../test/helpers.js';
 import { createPatient } from '../../test/fixtures/patient.fixtures.js';
+import { visitRow, type VisitEstado } from '../../test/fixtures/agenda.fixtures.js';
 import { countWorklists, listWorklist, WORKLIST_KINDS, type WorklistFilters } from './agenda.worklists.repository.js';
 
 // A Wednesday: semana runs from today to Sunday, vencidas is what fell due before today.
@@ -31,42 +32,10 @@ const minutesOf = (fecha: string, hour: number) => Date.parse(`${fecha}T00:00:00
 
 let slot = 0;
 /** A visit of the cycle: due (PENDIENTE, no professional) on `fecha`, or booked with `profesional` in `estado`. */
-async function visit(
-  p: { id: number; ingresoId: number | null },
-  estado: 'PENDIENTE' | 'AGENDADA' | 'ATENDIDA' | 'NO_ASISTIO' | 'CANCELADA',
-  fecha: string,
-  profesional: number | null = null,
-  tipo = 'CONTROL_CPAP',
-): Promise<number> {
-  const due = estado === 'PENDIENTE';
+async function visit(p: { id: number; ingresoId: number | null }, estado: VisitEstado, fecha: string, profesional: number | null = null, tipo = 'CONTROL_CPAP'): Promise<number> {
   const h = 6 + (slot++ % 14);
-  const inicio = minutesOf(fecha, h);
-  const row = await db
-    .insertInto('citas')
-    .values({
-      paciente_id: p.id,
-      ingreso_id: p.ingresoId!,
-      tipo,
-      estado,
-      plan_visita_id: null,
-      vence_el: due ? fecha : null,
-      fecha: due ? null : fecha,
-      hora: due ? null : `${String(h).padStart(2, '0')}:00`,
-      duracion_min: due ? null : 30,
-      inicio_min: due ? null : inicio,
-      fin_min: due ? null : inicio + 30,
-      profesional_id: profesional,
-      recurso_id: null,
-      exam_record_id: null,
-      motivo: estado === 'CANCELADA' ? 'Prueba' : null,
-      recordado_at: null,
-      recordado_por: null,
-      created_at: NOW,
-      updated_at: NOW,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  const row = visitRow({ patient: p, estado, fecha, hora: `${String(h).padStart(2, '0')}:00`, inicio: minutesOf(fecha, h), profesional, tipo, now: NOW });
+  return (await db.insertInto('citas').values(row).returning('id').executeTakeFirstOrThrow()).id;
 }
 
 describe(`the worklists filtered by a professional (engine=${ENGINE})`, () => {
