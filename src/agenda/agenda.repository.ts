@@ -157,9 +157,9 @@ export async function findBookingPatient(db: Executor, pacienteId: number) {
 /**
  * The earliest due visit of that kind in the cycle: a booking fills it rather than adding one. Read from the cycle's
  * visits (citas_ingreso_idx, a few dozen) and sorted. On SQLite the order is written `+vence_el`: SQLite (no
- * statistics) otherwise took citas_estado_vence_idx for its order and walked every due visit of the clinic (181,000
- * at 100,000 patients, ~330 ms) until one of the cycle's, every booking (decision 0295). PostgreSQL plans it from its
- * statistics, and has no unary plus for text.
+ * statistics) otherwise took an index of the due dates for its order (citas_estado_vence_idx then, dropped by
+ * migration 0570) and walked every due visit of the clinic (181,000 at 100,000 patients, ~330 ms) until one of the
+ * cycle's, every booking (decision 0295). PostgreSQL plans it from its statistics, and has no unary plus for text.
  */
 export const findDueVisit = (db: Executor, ingresoId: number, tipo: string) =>
   db
