@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { before, describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { editionInForce, planVisits, weekStart } from '../src/agenda/agenda.rules.js';
-import { findPlanLines } from '../src/agenda/agenda.repository.js';
+import { findPlanLinesOfPatient } from '../src/agenda/agenda.repository.js';
 import { listWorklist } from '../src/agenda/agenda.worklists.repository.js';
 import { addDays, todayIn } from '../src/shared/dates.js';
 import { suiteDatabase } from './fixtures/suite-database.fixtures.js';
@@ -35,7 +35,7 @@ describe('bench:data: the agenda of a small generated database', () => {
     const cycles = await db
       .selectFrom('ingresos as i')
       .innerJoin('patients as p', 'p.id', 'i.paciente_id')
-      .select(['i.id', 'i.fecha_inicio', 'p.programa'])
+      .select(['i.id', 'i.paciente_id', 'i.fecha_inicio', 'p.programa'])
       .execute();
     assert.ok(cycles.length >= PATIENTS);
     const planned = new Map(
@@ -47,7 +47,7 @@ describe('bench:data: the agenda of a small generated database', () => {
     const editions = await db.selectFrom('agenda_planes').select(['programa', 'vigente_desde']).execute();
     for (const c of cycles) {
       assert.ok(editionInForce(editions.filter((e) => e.programa === c.programa), c.fecha_inicio));
-      const expected = planVisits(await findPlanLines(db as any, c.programa, c.fecha_inicio), c.fecha_inicio, c.fecha_inicio).length;
+      const expected = planVisits(await findPlanLinesOfPatient(db as any, c.paciente_id, c.fecha_inicio), c.fecha_inicio, c.fecha_inicio).length;
       assert.ok(expected > 0);
       assert.equal(planned.get(Number(c.id)), expected, `cycle ${c.id}`);
     }

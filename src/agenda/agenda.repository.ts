@@ -25,31 +25,24 @@ export const findAjustes = (db: Executor) => db.selectFrom('agenda_ajustes').sel
 // ---------------------------------------------------------------------------------------------------------
 // Plans
 
-/** The id of the program's plan edition in force on `fechaInicio`: the latest valid from that day or before. */
-const editionInForce = (db: Executor, programa: Expression<string>, fechaInicio: string) =>
-  db
-    .selectFrom('agenda_planes')
-    .select('id')
-    .where('programa', '=', programa as Expression<'PROGRAMA AOS'>)
-    .where('vigente_desde', '<=', fechaInicio)
-    .orderBy('vigente_desde', 'desc')
-    .limit(1)
-    .$asScalar();
-
-const linesOfEdition = (db: Executor, edition: Expression<number | null>) =>
-  db.selectFrom('agenda_plan_visitas').select(['id', 'tipo', 'dia', 'repeticiones', 'intervalo_dias']).where('plan_id', '=', edition).orderBy('id');
-
-/** The lines of the program's plan edition in force on `fechaInicio` (none when no edition was in force). */
-export const findPlanLines = (db: Executor, programa: string, fechaInicio: string): Promise<PlanLine[]> =>
-  linesOfEdition(db, editionInForce(db, sql.val(programa), fechaInicio)).execute();
-
 /**
- * The lines of the plan a cycle of the patient starting `fechaInicio` follows: its program's edition in force then
- * (none for an unknown patient). One statement, compiled once: every creation of a patient runs it.
+ * The lines of the plan a cycle of the patient starting `fechaInicio` follows: its program's edition in force then,
+ * the latest valid from that day or before (none for an unknown patient, or when no edition was in force). One
+ * statement, compiled once: every creation of a patient runs it.
  */
 export const findPlanLinesOfPatient: (db: Executor, pacienteId: number, fechaInicio: string) => Promise<PlanLine[]> = precompiled(
-  (db: Executor, pacienteId: number, fechaInicio: string) =>
-    linesOfEdition(db, editionInForce(db, db.selectFrom('patients').select('programa').where('id', '=', pacienteId).$asScalar(), fechaInicio)),
+  (db: Executor, pacienteId: number, fechaInicio: string) => {
+    const programa = db.selectFrom('patients').select('programa').where('id', '=', pacienteId).$asScalar();
+    const edition = db
+      .selectFrom('agenda_planes')
+      .select('id')
+      .where('programa', '=', programa as Expression<'PROGRAMA AOS'>)
+      .where('vigente_desde', '<=', fechaInicio)
+      .orderBy('vigente_desde', 'desc')
+      .limit(1)
+      .$asScalar();
+    return db.selectFrom('agenda_plan_visitas').select(['id', 'tipo', 'dia', 'repeticiones', 'intervalo_dias']).where('plan_id', '=', edition).orderBy('id');
+  },
 );
 
 /** Publishes a plan edition (its lines), in force from `vigente_desde`. */
