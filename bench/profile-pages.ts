@@ -250,10 +250,11 @@ const createForm = await (async () => {
     return Object.fromEntries(new URLSearchParams(patientFormBody(token, `${stamp}${String(n).padStart(6, '0')}`, born, { apellido: run })));
   };
 })();
-const POSTS: Record<string, () => { path: string; form: Record<string, string> }> = {
-  create: () => ({ path: '/patients/create/', form: createForm() }),
+/** Pages that post a form: their path, and the next form (each call another). */
+const POSTS: Record<string, { path: string; form: () => Record<string, string> }> = {
+  create: { path: '/patients/create/', form: createForm },
 };
-for (const name of Object.keys(POSTS)) PAGES[name] = () => POSTS[name]!().path;
+for (const [name, post] of Object.entries(POSTS)) PAGES[name] = () => post.path;
 /** Pages not run unless named in --only (each reads a whole month, or the agenda's worklists at their slowest; the create writes). */
 const NAMED_ONLY = new Set(['rips-page', 'rips-file', 'novedades-csv', 'worklists', 'worklists-filtered', 'create']);
 const only = args.only ? new Set(args.only.split(',')) : null;
@@ -307,9 +308,7 @@ const databaseNs = (start: Map<number, bigint> | null, end: Map<number, bigint> 
 /** One request of the page `name`: a GET of its next path, or the next form posted. */
 const requestOf = (name: string, next: () => string) => {
   const post = POSTS[name];
-  if (!post) return inject('GET', next());
-  const { path, form } = post();
-  return inject('POST', path, form);
+  return post ? inject('POST', post.path, post.form()) : inject('GET', next());
 };
 const answeredWell = (name: string, status: number) => (POSTS[name] ? status === 302 : status === 200);
 
