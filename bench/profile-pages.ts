@@ -79,6 +79,7 @@ if (handle.engine === 'sqlite') {
     proto[m] = function (this: unknown, ...a: unknown[]) {
       meter.statements++;
       if (process.env.PROFILE_PRINT_SQL) console.log('  sql:', String((this as any).source).replace(/\s+/g, ' ').slice(0, 160));
+      if (process.env.PROFILE_PRINT_SQL === 'full') console.log('  full:', JSON.stringify({ text: (this as any).source, values: a }));
       const t = cpuNow();
       try {
         return original.apply(this, a);

@@ -1,7 +1,8 @@
 // The worklists filtered by a professional (decision 0290), on both engines: a professional's lists are the unfiltered
 // lists cut to the cycles with a visit of that professional, in any state (decision 0147), whichever way the
 // statement tests it (a seek per walked row, or the professional's cycles read once). Compared, list by list and for
-// the counts, with that definition computed here from the rows, for every professional and with the other filters.
+// the counts, with that definition computed here from the rows, for every professional and with the other filters;
+// the counts with no professional against their lists.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Db } from '../db/database.js';
@@ -91,6 +92,11 @@ describe(`the worklists filtered by a professional (engine=${ENGINE})`, () => {
     let nonEmpty = 0;
     for (const others of filterSets) {
       const unfiltered: WorklistFilters = { ...others, profesional: null };
+      // With no professional too: a count that reads no patient (decision 0305) is its list's length.
+      const unfilteredCounts = await countWorklists(db, unfiltered, TODAY, WEEK);
+      for (const kind of WORKLIST_KINDS) {
+        assert.equal(unfilteredCounts[kind], (await listWorklist(db, kind, unfiltered, TODAY, WEEK)).length, `the count of ${kind}, ${JSON.stringify(others)}`);
+      }
       for (const [name, id] of Object.entries(prof)) {
         const cycles = await cyclesOf(id);
         const f: WorklistFilters = { ...others, profesional: id };

@@ -1,5 +1,5 @@
 // The agenda's SQL for the worklists of /agenda/pendientes/ and their counts (issue 28, decisions 0103 and 0147).
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { addDays } from '../shared/dates.js';
 import { ADHERENCE } from './agenda.rules.js';
@@ -35,7 +35,7 @@ export const WORKLIST_LIMIT = 200;
 type CycleColumn = 'c.ingreso_id' | 'i.id' | 'n.ingreso_id' | 'k.ingreso_id';
 
 /**
- * The filters. The professional (one who has seen or will see the patient in the cycle: a visit of the cycle with
+ * A list's statement from its walk (`walkOf`): its rows, its filters, its order, its limit. The professional (one who has seen or will see the patient in the cycle: a visit of the cycle with
  * them, in any state) is tested in one of two ways, which select the same rows (decision 0290):
  * - `probe`: one seek per walked row into citas_profesional_ingreso_idx (profesional_id, ingreso_id). The seeks stay
  *   in the professional's range of the index, a few pages read again and again: 0.3 to 1 µs a row. For the lists
@@ -48,10 +48,12 @@ type CycleColumn = 'c.ingreso_id' | 'i.id' | 'n.ingreso_id' | 'k.ingreso_id';
  *   each cycle's next visit at random in a 2.1 M-entry index, so that a cycle not the professional's must be dropped
  *   before that seek; with `probe` SQLite ran that seek first (7 ms instead of 2, and 19 ms for a professional of
  *   few cycles, whose list is walked to its end).
- * `cycle`: the list's cycle column (the visit's or the kept row's: checked before the cycle is read).
+ * (`walk.by`), on the walked row's cycle column (`walk.cycle`, the visit's or the kept row's: checked before the cycle is
+ * read).
  */
-function filtered<Q extends { where: (...a: any[]) => Q }>(q: Q, f: WorklistFilters, cycle: CycleColumn, by: 'probe' | 'set'): Q {
-  let out = q;
+function walked<Q extends { where: (...a: any[]) => Q; orderBy: (...a: any[]) => Q; limit: (...a: any[]) => Q }>(q: Q, walk: Walk, f: WorklistFilters, limit: number): Q {
+  const { cycle, by } = walk;
+  let out = q.where(walk.where);
   if (f.programa !== null) out = out.where('p.programa', '=', f.programa);
   if (f.entidad !== null) out = out.where('p.entidad_salud', '=', f.entidad);
   if (f.profesional !== null) {
@@ -63,7 +65,7 @@ function filtered<Q extends { where: (...a: any[]) => Q }>(q: Q, f: WorklistFilt
           // the professional's 13,000 cycles, SQLite read each and sorted them (30 ms instead of 3 for sin_proxima).
           out.where(sql<boolean>`+${sql.ref(cycle)} in (select cp.ingreso_id from citas cp where cp.profesional_id = ${prof})`);
   }
-  return out;
+  return out.orderBy(sql.ref(walk.order[0])).orderBy(sql.ref(walk.order[1])).limit(limit);
 }
 
 /** One worklist's rows (at most WORKLIST_LIMIT), for the day `today`. */
@@ -74,85 +76,118 @@ export async function listWorklist(db: Executor, kind: WorklistKind, f: Worklist
 type Week = { desde: string; hasta: string };
 
 /**
+ * Which rows a list walks and in which order: the same for its rows and for its count, so that the count is always
+ * its list's length. `cycle`: the walked row's cycle column; `by`: how a professional is tested (`filtered`).
+ */
+interface Walk {
+  where: RawBuilder<boolean>;
+  order: readonly [string, string];
+  cycle: CycleColumn;
+  by: 'probe' | 'set';
+}
+
+function walkOf(kind: WorklistKind, today: string, week: Week): Walk {
+  switch (kind) {
+    case 'semana':
+    case 'vencidas': {
+      // The PENDIENTE visits walked by due date in citas_pendientes_idx, which holds their cycle and kind (decision
+      // 0290): the state a constant, so that SQLite selects that partial index. semana runs from today to Sunday: what
+      // fell due earlier this week is overdue (its own list).
+      const due =
+        kind === 'semana'
+          ? sql<boolean>`${sql.ref('c.vence_el')} >= ${today > week.desde ? today : week.desde} and ${sql.ref('c.vence_el')} <= ${week.hasta}`
+          : sql<boolean>`${sql.ref('c.vence_el')} < ${today}`;
+      return { where: sql<boolean>`c.estado = 'PENDIENTE' and ${due}`, order: ['c.vence_el', 'c.id'], cycle: 'c.ingreso_id', by: 'probe' };
+    }
+    case 'inasistencias':
+      // The no-shows still to re-book, kept by triggers (agenda_por_reagendar, decision 0260): each row walked, by date,
+      // is on the list, unless a filter leaves it out.
+      return { where: sql<boolean>`true`, order: ['n.fecha', 'n.cita_id'], cycle: 'n.ingreso_id', by: 'probe' };
+    case 'sin_proxima':
+      return {
+        where: sql<boolean>`${sql.ref('i.estado')} = ${'ACTIVO'} and not exists (select 1 from citas c where c.ingreso_id = i.id and (c.estado = 'PENDIENTE' or c.estado = 'AGENDADA'))`,
+        order: ['i.fecha_inicio', 'i.id'],
+        cycle: 'i.id',
+        by: 'set',
+      };
+    case 'cpap': {
+      // The AOS cycles whose latest CPAP download of the last 30 days shows non-adherence, and those past their first
+      // 90 days without any download (decision 0103). The AOS program's ACTIVO cycles and their latest download are
+      // kept by triggers (agenda_cpap_ciclos, decision 0260): the walk, in the list's order, tests the dates and
+      // figures in its index.
+      const since = addDays(today, -ADHERENCE.windowDays);
+      const firstDeadline = addDays(today, -ADHERENCE.firstControlDays);
+      const k = (column: string) => sql.ref(`k.${column}`);
+      return {
+        where: sql<boolean>`((${k('ultima_descarga')} is null and ${k('fecha_inicio')} <= ${firstDeadline}) or (${k('ultima_descarga')} >= ${since} and (${k('horas_uso_promedio')} < ${ADHERENCE.minHorasHundredths} or ${k('porcentaje_noches_4h')} < ${ADHERENCE.minNochesHundredths} or ${k('horas_uso_promedio')} is null or ${k('porcentaje_noches_4h')} is null)))`,
+        order: ['k.fecha_inicio', 'k.ingreso_id'],
+        cycle: 'k.ingreso_id',
+        by: 'probe',
+      };
+    }
+  }
+}
+
+/**
  * One worklist's statement, in list order and cut at its limit (`limit`: WORKLIST_LIMIT, or one more to count).
  * `rows: false` selects the cycle's id alone: a count needs no patient's name, and better-sqlite3 then builds no row
- * of eleven columns for each of the 201 rows counted.
+ * of eleven columns for each of the 201 rows counted. When no filter reads the patient either, a count walks its
+ * table alone, without the cycle, the patient and the visit kind each row would join (decision 0305): every one of
+ * those joins finds its row (citas.ingreso_id, citas.tipo and ingresos.paciente_id are foreign keys; the kept tables'
+ * rows follow their visits and cycles by trigger, decision 0260), so the count is still the list's.
  */
 function worklistQuery(db: Executor, kind: WorklistKind, f: WorklistFilters, today: string, week: Week, rows: boolean, limit = WORKLIST_LIMIT) {
-  const base = db.selectFrom('ingresos as i').innerJoin('patients as p', 'p.id', 'i.paciente_id');
+  const walk = walkOf(kind, today, week);
+  const joined = rows || f.programa !== null || f.entidad !== null;
+  const source = joined ? joinedSource(db, kind, rows) : walkedTable(db, kind);
+  return walked(source, walk, f, limit);
+}
+
+/** The walked table alone, its rows' cycle selected. */
+function walkedTable(db: Executor, kind: WorklistKind) {
+  switch (kind) {
+    case 'semana':
+    case 'vencidas':
+      return db.selectFrom('citas as c').select('c.ingreso_id');
+    case 'inasistencias':
+      return db.selectFrom('agenda_por_reagendar as n').select('n.ingreso_id');
+    case 'sin_proxima':
+      return db.selectFrom('ingresos as i').select('i.id as ingreso_id');
+    case 'cpap':
+      return db.selectFrom('agenda_cpap_ciclos as k').select('k.ingreso_id');
+  }
+}
+
+/** The walked table with the cycle and the patient (and the visit kind) of each row: the list's columns, or its cycle. */
+function joinedSource(db: Executor, kind: WorklistKind, rows: boolean) {
   const patientColumns = ['p.id as paciente_id', 'p.nombre', 'p.apellido', 'p.programa', 'p.entidad_salud', 'p.celular', 'i.id as ingreso_id'] as const;
+  const none = sql<null>`null`;
   if (kind === 'inasistencias') {
-    // The no-shows still to re-book, kept by triggers (agenda_por_reagendar, decision 0260): each row walked, by date,
-    // is on the list, unless a filter leaves it out. Its cycle and patient are read for the rows kept only.
     const q = db
       .selectFrom('agenda_por_reagendar as n')
       .innerJoin('ingresos as i', 'i.id', 'n.ingreso_id')
       .innerJoin('patients as p', 'p.id', 'i.paciente_id')
       .innerJoin('agenda_tipos as t', 't.codigo', 'n.tipo');
-    const selected = rows
-      ? q.select([...patientColumns, 'n.cita_id as cita_id', 't.nombre as tipo_nombre', sql<string | null>`n.fecha`.as('fecha'), sql<string | null>`null`.as('detalle')])
-      : q.select('n.ingreso_id');
-    return filtered(selected, f, 'n.ingreso_id', 'probe').orderBy('n.fecha').orderBy('n.cita_id').limit(limit);
+    return rows ? q.select([...patientColumns, 'n.cita_id as cita_id', 't.nombre as tipo_nombre', sql<string | null>`n.fecha`.as('fecha'), none.as('detalle')]) : q.select('n.ingreso_id');
   }
+  const base = db.selectFrom('ingresos as i').innerJoin('patients as p', 'p.id', 'i.paciente_id');
   if (kind === 'semana' || kind === 'vencidas') {
-    let q = base.innerJoin('citas as c', 'c.ingreso_id', 'i.id').innerJoin('agenda_tipos as t', 't.codigo', 'c.tipo');
-    // The PENDIENTE visits walked by due date in citas_pendientes_idx, which holds their cycle and kind (decision 0290):
-    // the state a constant, so that SQLite selects that partial index.
-    q = q.where(sql<boolean>`c.estado = 'PENDIENTE'`);
-    if (kind === 'semana') {
-      // From today to Sunday: what fell due earlier this week is overdue (its own list).
-      q = q.where('c.vence_el', '>=', today > week.desde ? today : week.desde).where('c.vence_el', '<=', week.hasta);
-    } else {
-      q = q.where('c.vence_el', '<', today);
-    }
-    const selected = rows
-      ? q.select([...patientColumns, 'c.id as cita_id', 't.nombre as tipo_nombre', sql<string | null>`c.vence_el`.as('fecha'), sql<string | null>`null`.as('detalle')])
-      : q.select('i.id as ingreso_id');
-    return filtered(selected, f, 'c.ingreso_id', 'probe').orderBy('c.vence_el').orderBy('c.id').limit(limit);
+    const q = base.innerJoin('citas as c', 'c.ingreso_id', 'i.id').innerJoin('agenda_tipos as t', 't.codigo', 'c.tipo');
+    return rows ? q.select([...patientColumns, 'c.id as cita_id', 't.nombre as tipo_nombre', sql<string | null>`c.vence_el`.as('fecha'), none.as('detalle')]) : q.select('i.id as ingreso_id');
   }
   if (kind === 'sin_proxima') {
-    const q = base
-      .where('i.estado', '=', 'ACTIVO')
-      .where(sql<boolean>`not exists (select 1 from citas c where c.ingreso_id = i.id and (c.estado = 'PENDIENTE' or c.estado = 'AGENDADA'))`);
-    const selected = rows
-      ? q.select([...patientColumns, sql<number | null>`null`.as('cita_id'), sql<string | null>`null`.as('tipo_nombre'), 'i.fecha_inicio as fecha', sql<string | null>`null`.as('detalle')])
-      : q.select('i.id as ingreso_id');
-    return filtered(selected, f, 'i.id', 'set').orderBy('i.fecha_inicio').orderBy('i.id').limit(limit);
+    return rows ? base.select([...patientColumns, none.as('cita_id'), none.as('tipo_nombre'), 'i.fecha_inicio as fecha', none.as('detalle')]) : base.select('i.id as ingreso_id');
   }
-  // CPAP: the AOS cycles whose latest CPAP download of the last 30 days shows non-adherence, and those past their
-  // first 90 days without any download (decision 0103). The AOS program's ACTIVO cycles and their latest download are
-  // kept by triggers (agenda_cpap_ciclos, decision 0260): the walk, in the list's order, tests the dates and figures in
-  // its index and reads the cycle and the patient of the rows kept only.
-  const since = addDays(today, -ADHERENCE.windowDays);
-  const firstDeadline = addDays(today, -ADHERENCE.firstControlDays);
-  const q = db
-    .selectFrom('agenda_cpap_ciclos as k')
-    .innerJoin('ingresos as i', 'i.id', 'k.ingreso_id')
-    .innerJoin('patients as p', 'p.id', 'i.paciente_id')
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('k.ultima_descarga', 'is', null), eb('k.fecha_inicio', '<=', firstDeadline)]),
-        eb.and([
-          eb('k.ultima_descarga', '>=', since),
-          eb.or([
-            eb('k.horas_uso_promedio', '<', ADHERENCE.minHorasHundredths),
-            eb('k.porcentaje_noches_4h', '<', ADHERENCE.minNochesHundredths),
-            eb('k.horas_uso_promedio', 'is', null),
-            eb('k.porcentaje_noches_4h', 'is', null),
-          ]),
-        ]),
-      ]),
-    );
-  const selected = rows
+  const q = db.selectFrom('agenda_cpap_ciclos as k').innerJoin('ingresos as i', 'i.id', 'k.ingreso_id').innerJoin('patients as p', 'p.id', 'i.paciente_id');
+  return rows
     ? q.select([
         ...patientColumns,
-        sql<number | null>`null`.as('cita_id'),
-        sql<string | null>`null`.as('tipo_nombre'),
+        none.as('cita_id'),
+        none.as('tipo_nombre'),
         sql<string | null>`coalesce(k.ultima_descarga, k.fecha_inicio)`.as('fecha'),
         sql<string | null>`case when k.ultima_descarga is null then 'sin_control' else cast(k.horas_uso_promedio as text) || '/' || cast(k.porcentaje_noches_4h as text) end`.as('detalle'),
       ])
     : q.select('k.ingreso_id');
-  return filtered(selected, f, 'k.ingreso_id', 'probe').orderBy('k.fecha_inicio').orderBy('k.ingreso_id').limit(limit);
 }
 
 export const WORKLIST_KINDS: readonly WorklistKind[] = ['semana', 'vencidas', 'inasistencias', 'sin_proxima', 'cpap'];
