@@ -73,14 +73,14 @@ describe(`the agenda's day and week on ${ENGINE}`, () => {
     assert.equal(new Set(all).size, 206);
   });
 
-  test('a bad page number shows the first page, one past the last shows the last; never an error', async () => {
-    for (const pagina of ['abc', '0', '-1', '1.5', '', '%00', '99999999999']) {
+  test('a page that is not a number shows the first page, one past the last shows the last; never an error', async () => {
+    for (const pagina of ['abc', '0', '-1', '1.5', '', '%00']) {
       const res = await client.get(`/agenda/?fecha=${DAY}&pagina=${pagina}`);
       assert.equal(res.status, 200, pagina);
       assert.match(res.body, /página 1 de 3/, pagina);
     }
     assert.equal((await client.get(`/agenda/?fecha=${DAY}&pagina[]=2`)).status, 200);
-    for (const pagina of ['4', '2147483647']) {
+    for (const pagina of ['4', '2147483647', '99999999999']) {
       const res = await client.get(`/agenda/?fecha=${DAY}&pagina=${pagina}`);
       assert.equal(res.status, 200, pagina);
       assert.match(res.body, /página 3 de 3/, pagina);

@@ -3,6 +3,7 @@
 // checked by the action (agenda.actions.ts) over agenda.rules.ts.
 import { z } from 'zod';
 import { parseIsoDate } from '../shared/dates.js';
+import { parsePageNumber } from '../shared/paging.js';
 import { fail, parseId } from '../web/form.js';
 import { AGENDA_MSG, isCanal, MAX_DURACION_MIN, minutesOfDay } from './agenda.rules.js';
 
@@ -74,7 +75,7 @@ export const attendForm = z.object({ exam_record_id: optionalId(AGENDA_MSG.examO
 
 /**
  * The day view's query: a day (today when absent or malformed), and optionally one professional or resource's week.
- * `pagina` pages the whole clinic's days (1 when absent or malformed, and for one professional's or resource's
+ * `pagina` pages the whole clinic's days (1 when absent or not a number, and for one professional's or resource's
  * days, which are shown whole); a page past the last shows the last.
  */
 export interface AgendaQuery {
@@ -94,7 +95,7 @@ export function parseAgendaQuery(query: unknown, today: string): AgendaQuery {
     profesional,
     recurso,
     semana: str('vista') === 'semana',
-    pagina: profesional === null && recurso === null ? (parseId(str('pagina')) ?? 1) : 1,
+    pagina: profesional === null && recurso === null ? parsePageNumber(str('pagina')) : 1,
   };
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { NOVEDADES_MESSAGES, novedadOfChange, parseNovedadesQuery, parsePage } from './novedades.rules.js';
+import { NOVEDADES_MESSAGES, novedadOfChange, parseNovedadesQuery } from './novedades.rules.js';
 
 const TODAY = '2026-11-22';
 
@@ -30,10 +30,6 @@ describe('parseNovedadesQuery', () => {
     assert.equal(long.form.mes.length, 40);
     assert.equal(long.form.entidad_salud.length, 40);
   });
-});
-
-test('parsePage: digits from 1, anything else page 1', () => {
-  assert.deepEqual(['2', ' 7 ', '0', '-1', 'abc', '1e3', '', undefined, '99999999'].map(parsePage), [2, 7, 1, 1, 1, 1, 1, 1, 1]);
 });
 
 test('novedadOfChange: the kind of a change of estado', () => {

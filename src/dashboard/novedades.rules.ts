@@ -3,6 +3,7 @@
 
 import { ENTIDADES_SALUD, choiceValues } from '../patients/patient.rules.js';
 import { parseCapitaMonth, type CapitaMonth } from './dashboard.rules.js';
+import { parsePageNumber } from '../shared/paging.js';
 
 /** The kinds of novedad, in the order the report totals them. */
 export const NOVEDAD_TIPOS = ['APERTURA', 'SUSPENSION', 'REACTIVACION', 'TERMINACION', 'CAMBIO_ENTIDAD'] as const;
@@ -61,12 +62,6 @@ export type NovedadesQuery =
   | { ok: true; month: ReportMonth; entidad: string; page: number; pageNovedades: number; form: NovedadesForm }
   | { ok: false; errors: Partial<Record<keyof NovedadesForm, string>>; form: NovedadesForm };
 
-/** A page number: digits 1..1,000,000; anything else is page 1 (as the lists do: decisions §5). */
-export function parsePage(raw: string | undefined): number {
-  if (raw === undefined || !/^\d{1,7}$/.test(raw.trim())) return 1;
-  const n = Number(raw.trim());
-  return n >= 1 ? n : 1;
-}
 
 /**
  * The query string of the report and its CSV: `mes` (this month or a past one, as capita.csv reads it), the
@@ -87,5 +82,5 @@ export function parseNovedadesQuery(
   else if (!entidades.includes(form.entidad_salud)) errors.entidad_salud = NOVEDADES_MESSAGES.entidadUnknown;
   if (month.kind !== 'current' && month.kind !== 'past') return { ok: false, errors, form };
   if (errors.entidad_salud !== undefined) return { ok: false, errors, form };
-  return { ok: true, month, entidad: form.entidad_salud, page: parsePage(raw.page), pageNovedades: parsePage(raw.page_novedades), form: { ...form, mes: month.mes } };
+  return { ok: true, month, entidad: form.entidad_salud, page: parsePageNumber(raw.page), pageNovedades: parsePageNumber(raw.page_novedades), form: { ...form, mes: month.mes } };
 }

@@ -281,6 +281,11 @@ describe('the month\'s enrolment report per insurer (novedades)', () => {
     }
     const last = await client.get('/dashboard/novedades/?mes=2026-11&entidad_salud=ENTITY_B&page=999');
     assert.equal(tableRows(last.body, 'inscritos').length, NOVEDADES_PAGE_SIZE + 4 - NOVEDADES_PAGE_SIZE);
+    // However many digits: past the last page is the last page, as on the patients' lists.
+    for (const page of ['99999999', '99999999999999999999']) {
+      const far = await client.get(`/dashboard/novedades/?mes=2026-11&entidad_salud=ENTITY_B&page=${page}`);
+      assert.equal(tableRows(far.body, 'inscritos').length, 4, page);
+    }
   });
 
   test('logged out: to the login page, as the dashboard', async () => {

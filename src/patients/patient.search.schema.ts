@@ -2,6 +2,7 @@
 // and by the follow page of ingresos/, so it imports nothing of ingresos/ (test/import-graph.test.ts).
 
 import { queryValue } from '../web/form.js';
+import { parsePageNumber } from '../shared/paging.js';
 
 /** Longest search text kept; anything longer is cut (no name plus documento is this long). */
 export const QUERY_SEARCH_MAX = 200;
@@ -17,7 +18,5 @@ export interface SearchQuery {
 export function parseSearchQuery(query: unknown): SearchQuery {
   // Control characters cannot be part of a name or a documento (and PostgreSQL refuses NUL in text): dropped.
   const q = (queryValue(query, 'query_search') ?? '').replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, QUERY_SEARCH_MAX);
-  const rawPage = (queryValue(query, 'page') ?? '').trim();
-  const page = /^\d{1,9}$/.test(rawPage) ? Math.max(1, Number(rawPage)) : /^\d+$/.test(rawPage) ? 1e9 : 1;
-  return { query: q, page };
+  return { query: q, page: parsePageNumber(queryValue(query, 'page')) };
 }

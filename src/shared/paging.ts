@@ -16,3 +16,17 @@ export function pageOf(requested: number, total: number, pageSize: number): Page
   const offset = (page - 1) * pageSize;
   return { page, pageCount, offset, size: Math.max(0, Math.min(pageSize, total - offset)) };
 }
+
+/** Where a page number of more digits than this stands: past any list's last page, which `pageOf` then shows. */
+const PAST_EVERY_PAGE = 1_000_000_000;
+
+/**
+ * A page parameter as the specification reads it: digits are that page (0 the first; so many digits that they pass any
+ * list the last page, as `pageOf` clamps them), anything else the first page. The patients' lists, the enrolment
+ * report's two lists and the agenda's days read it so.
+ */
+export function parsePageNumber(raw: string | undefined): number {
+  const digits = (raw ?? '').trim();
+  if (!/^\d+$/.test(digits)) return 1;
+  return digits.length > 9 ? PAST_EVERY_PAGE : Math.max(1, Number(digits));
+}
