@@ -534,7 +534,7 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
           booker.start();
         }
         // The writes and bookings counted are those of the measured run (its start to the answers of what it sent).
-        const window: { writes: WriteTally[]; bookings: BookingTally[] } = { writes: [], bookings: [] };
+        const window: Partial<Record<'start' | 'end', { writes: WriteTally | null; bookings: BookingTally | null }>> = {};
         const writers = [writer, booker].filter((w) => w !== null);
         const beside: Beside | undefined =
           writers.length === 0
@@ -544,9 +544,8 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
                   await Promise.all(writers.map((w) => w.stop()));
                 },
                 resume: () => writers.forEach((w) => w.start()),
-                measured: () => {
-                  if (writer) window.writes.push(writer.current());
-                  if (booker) window.bookings.push(booker.current());
+                measured: (edge) => {
+                  window[edge] = { writes: writer?.current() ?? null, bookings: booker?.current() ?? null };
                 },
               };
         const r = await runScenario(server, session, rss, s, o, beside).catch((err: unknown): ScenarioResult => ({
@@ -560,7 +559,8 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
         // Any failure from the writers' start to their stop fails the scenario; the figures printed are the run's.
         if (writer) {
           const total = await writer.stop();
-          r.writes = window.writes.length === 2 ? tallyBetween(window.writes[0]!, window.writes[1]!) : total;
+          const [start, end] = [window.start?.writes, window.end?.writes];
+          r.writes = start && end ? tallyBetween(start, end) : total;
           if (total.failed > 0) {
             r.status = 'failed';
             r.note = `${total.failed} writes failed: ${total.failures.join('; ')}`;
@@ -568,7 +568,8 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
         }
         if (booker) {
           const total = await booker.stop();
-          r.bookings = window.bookings.length === 2 ? tallyBetween(window.bookings[0]!, window.bookings[1]!) : total;
+          const [start, end] = [window.start?.bookings, window.end?.bookings];
+          r.bookings = start && end ? tallyBetween(start, end) : total;
           if (total.failed > 0) {
             r.status = 'failed';
             r.note = `${total.failed} bookings failed: ${total.failures.join('; ')}`;
