@@ -37,6 +37,17 @@ import { loadWholeData, uncachedScenarios } from './uncached.js';
 import { runWrk, wrkAvailable } from './wrk.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The server's own time over the requests since the last call (bench/server-time.cjs), or null if it does not say. */
+async function serverTime(base: string): Promise<{ count: number; p50: number; p99: number } | null> {
+  try {
+    const res = await fetch(`${base}/__bench/server-time`);
+    const body = (await res.json()) as { count: number; p50: number | null; p99: number | null };
+    return res.ok && body.p50 !== null && body.p99 !== null ? { count: body.count, p50: body.p50, p99: body.p99 } : null;
+  } catch {
+    return null;
+  }
+}
 const RESULTS = path.join(ROOT, 'bench', 'results');
 const MB = 1024 * 1024;
 
@@ -67,6 +78,12 @@ export interface ScenarioResult {
   cpuUsPerRequest: number;
   /** what generated the load: 'wrk' or 'autocannon' */
   generator: string;
+  /**
+   * The server's own time over a request (its median and p99, in ms; bench/server-time.cjs), from the parsed request
+   * to its answer: the clients' p50 and p99 add the wait in the server's queue and their own scheduling.
+   */
+  serverP50?: number;
+  serverP99?: number;
   /** the kept pages' hits over every kept page requested during the measured run (null: the server does not say) */
   hitRate?: number | null;
   /** where the server's memory was after the run (GET /healthz/memory; absent when the server does not say) */
@@ -295,6 +312,7 @@ async function runScenario(
   rss.mark();
   const cacheBefore = await cacheCounts(session);
   const cpuBefore = cpuSecondsOf(server.pid);
+  await serverTime(server.base);
   beside?.measured('start');
   const endOfRun = async () => {
     if (!beside) return;
@@ -309,6 +327,7 @@ async function runScenario(
   if (left !== undefined && left <= 0) await endOfRun();
   // The drain after the run is counted too: it is the server finishing the requests of the run.
   const cpuSeconds = cpuSecondsOf(server.pid) - cpuBefore;
+  const own = await serverTime(server.base);
   const peakRssMb = rss.sincePeak / MB;
   const cacheAfter = await cacheCounts(session);
   const memory = await serverMemory(session);
@@ -343,6 +362,7 @@ async function runScenario(
     statusCodes: run.codes,
     peakRssMb: round(peakRssMb, 1),
     cpuUsPerRequest: answered > 0 ? round((cpuSeconds * 1e6) / answered, 0) : 0,
+    ...(own ? { serverP50: round(own.p50, 2), serverP99: round(own.p99, 2) } : {}),
     generator: run.generator,
     hitRate,
     ...(memory ? { memory } : {}),
@@ -402,7 +422,7 @@ const hits = (r: ScenarioResult): string => (r.hitRate === null || r.hitRate ===
 
 function printTable(title: string, results: ScenarioResult[], capita: CapitaResult | null, peakRssMb: number): void {
   const w = Math.max(24, ...results.map((r) => r.name.length)) + 1;
-  const line = `${cell('scenario', w)} ${cell('req/s', 7, true)} ${cell('p50 ms', 8, true)} ${cell('p99 ms', 8, true)} ${cell('cpu µs/req', 11, true)} ${cell('hits', 5, true)} ${cell('errors', 7, true)} ${cell('non-2xx/3xx', 12, true)}  target`;
+  const line = `${cell('scenario', w)} ${cell('req/s', 7, true)} ${cell('p50 ms', 8, true)} ${cell('p99 ms', 8, true)} ${cell('own p99', 8, true)} ${cell('cpu µs/req', 11, true)} ${cell('hits', 5, true)} ${cell('errors', 7, true)} ${cell('non-2xx/3xx', 12, true)}  target`;
   console.log(`\n${title}\n${line}\n${'-'.repeat(line.length + 20)}`);
   for (const r of results) {
     if (r.status === 'n/a') {
@@ -413,7 +433,7 @@ function printTable(title: string, results: ScenarioResult[], capita: CapitaResu
     const verdict = r.status === 'failed' ? `FAIL ${r.note ?? ''}` : r.misses.length ? `MISS (${r.misses.join('; ')})` : target ? 'met' : '';
     const errs = r.errors + r.unexpected;
     console.log(
-      `${cell(r.name, w)} ${cell(formatInt(r.rps), 7, true)} ${cell(r.requests === 0 ? '—' : r.p50.toFixed(2), 8, true)} ${cell(r.requests === 0 ? '—' : r.p99.toFixed(2), 8, true)} ${cell(`${formatInt(r.cpuUsPerRequest)}${r.generator === 'wrk' ? ' w' : ''}`, 11, true)} ${cell(hits(r), 5, true)} ${cell(String(errs), 7, true)} ${cell(String(r.bad), 12, true)}  ${target} ${verdict}`.trimEnd(),
+      `${cell(r.name, w)} ${cell(formatInt(r.rps), 7, true)} ${cell(r.requests === 0 ? '—' : r.p50.toFixed(2), 8, true)} ${cell(r.requests === 0 ? '—' : r.p99.toFixed(2), 8, true)} ${cell(r.serverP99 === undefined ? '—' : r.serverP99.toFixed(2), 8, true)} ${cell(`${formatInt(r.cpuUsPerRequest)}${r.generator === 'wrk' ? ' w' : ''}`, 11, true)} ${cell(hits(r), 5, true)} ${cell(String(errs), 7, true)} ${cell(String(r.bad), 12, true)}  ${target} ${verdict}`.trimEnd(),
     );
   }
   if (capita) {
@@ -427,6 +447,9 @@ function printTable(title: string, results: ScenarioResult[], capita: CapitaResu
     }
   }
   if (results.some((r) => r.generator === 'wrk')) console.log('w: load from wrk (GETs of fixed paths); the rest from autocannon');
+  if (results.some((r) => r.serverP99 !== undefined)) {
+    console.log("own p99: the server's own time over a request, from the parsed request to its answer; p50 and p99 add the wait in its queue");
+  }
   if (results.some((r) => r.hitRate !== undefined && r.hitRate !== null)) console.log('hits: requests of kept pages served from the cache during the measured run');
   for (const r of results.filter((r) => r.writes)) {
     const t = r.writes!;
@@ -480,7 +503,8 @@ async function benchmark(url: string, o: Options, only: Set<string> | null, list
     if (f.patients === 0) fail(`${displayUrl(url)} has no patients: run npm run bench:data -- --patients N --database ${displayUrl(url)} first.`);
     const wantsRips = !listOnly && (!only || only.has('rips'));
     if (wantsRips) await fillRipsFacts(db);
-    const server = await startServer(url, logFile);
+    // bench/server-time.cjs: the server's own time over each request, beside the clients' latencies.
+    const server = await startServer(url, logFile, { nodeFlags: ['--require', path.join(ROOT, 'bench', 'server-time.cjs')] });
     const rss = new RssSampler(server.pid);
     rss.start();
     try {
