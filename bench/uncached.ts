@@ -138,6 +138,8 @@ export function uncachedScenarios(w: WholeData): Scenario[] {
     };
   };
   const out: Scenario[] = [
+    // The floor under every page: the session, the guard, the headers and the answer, without a page's reads or render.
+    pool('u-floor', '/healthz/cache: a logged-in request that reads nothing', {}, () => Array.from({ length: SLICE }, () => '/healthz/cache')),
     pool('u-record', '/patients/<id>/ random over every patient', target, byId('/patients/', '/')),
     pool('u-clinical', '/exams/<id>/ random over every patient', target, byId('/exams/', '/')),
     pool('u-history', '/patients/<id>/?consultas=1 random', listTarget, byId('/patients/', '/?consultas=1')),
