@@ -35,8 +35,9 @@ export const WORKLIST_LIMIT = 200;
 type CycleColumn = 'c.ingreso_id' | 'i.id' | 'n.ingreso_id' | 'k.ingreso_id';
 
 /**
- * A list's statement from its walk (`walkOf`): its rows, its filters, its order, its limit. The professional (one who has seen or will see the patient in the cycle: a visit of the cycle with
- * them, in any state) is tested in one of two ways, which select the same rows (decision 0290):
+ * A list's statement from its walk (`walkOf`): its rows, its filters, its order, its limit. The professional (one who
+ * has seen or will see the patient in the cycle: a visit of the cycle with them, in any state) is tested in one of two
+ * ways, which select the same rows (decision 0290):
  * - `probe`: one seek per walked row into citas_profesional_ingreso_idx (profesional_id, ingreso_id). The seeks stay
  *   in the professional's range of the index, a few pages read again and again: 0.3 to 1 µs a row. For the lists
  *   whose walk reads its rows from an index (the due visits, the no-shows, the CPAP cycles): a professional of many
@@ -78,7 +79,7 @@ type Week = { desde: string; hasta: string };
 
 /**
  * Which rows a list walks and in which order: the same for its rows and for its count, so that the count is always
- * its list's length. `cycle`: the walked row's cycle column; `by`: how a professional is tested (`filtered`).
+ * its list's length. `cycle`: the walked row's cycle column; `by`: how a professional is tested (`walked`).
  */
 interface Walk {
   where: RawBuilder<boolean>;
