@@ -49,8 +49,8 @@ type CycleColumn = 'c.ingreso_id' | 'i.id' | 'n.ingreso_id' | 'k.ingreso_id';
  *   each cycle's next visit at random in a 2.1 M-entry index, so that a cycle not the professional's must be dropped
  *   before that seek; with `probe` SQLite ran that seek first (7 ms instead of 2, and 19 ms for a professional of
  *   few cycles, whose list is walked to its end).
- * (`walk.by`), on the walked row's cycle column (`walk.cycle`, the visit's or the kept row's: checked before the cycle is
- * read).
+ * The way is the walk's `by`; the column tested is its `cycle`, the visit's or the kept row's (checked before the cycle
+ * is read).
  */
 function walked<Q extends { where: (...a: any[]) => Q; orderBy: (...a: any[]) => Q; limit: (...a: any[]) => Q }>(q: Q, walk: Walk, f: WorklistFilters, limit: number): Q {
   const { cycle, by } = walk;
