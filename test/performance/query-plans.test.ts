@@ -329,6 +329,21 @@ describe(`query plans of the agenda (engine=${ENGINE})`, () => {
     }
   });
 
+  test("the counts with no program or insurer walk each list's index alone, reading no cycle or patient", async () => {
+    const plans = await plansOfPage('/agenda/pendientes/?lista=semana');
+    const counts = plans.find((p) => /^select \(select count\(\*\) from \(\(select /.test(p.sql));
+    assert.ok(counts, 'the counts are read');
+    // Decision 0305: the joins each walked row would make always find their row, so the count makes none. The open
+    // cycles' walk of sin_proxima is a walk of ingresos itself.
+    assert.ok(!/"patients"|"agenda_tipos"/.test(counts.sql), counts.sql);
+    if (SQLITE) {
+      assertUses([counts], ['SEARCH c USING COVERING INDEX citas_pendientes_idx', 'SCAN n USING COVERING INDEX agenda_por_reagendar_fecha_idx', 'SCAN k USING COVERING INDEX agenda_cpap_ciclos_fecha_idx']);
+      assert.ok(!counts.plan.some((line) => /SEARCH p |SEARCH t /.test(line)), counts.plan.join('\n'));
+    } else {
+      assertUses([counts], []);
+    }
+  });
+
   test("the due visits' lists walk the PENDIENTE visits' index; filtered by a professional, a seek per visit walked", async () => {
     for (const lista of ['semana', 'vencidas']) {
       const plans = await plansOfPage(`/agenda/pendientes/?lista=${lista}&profesional=1`);
