@@ -37,19 +37,19 @@ import { loadWholeData, uncachedScenarios } from './uncached.js';
 import { runWrk, wrkAvailable } from './wrk.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const RESULTS = path.join(ROOT, 'bench', 'results');
+const MB = 1024 * 1024;
 
 /** The server's own time over the requests since the last call (bench/server-time.cjs), or null if it does not say. */
-async function serverTime(base: string): Promise<{ count: number; p50: number; p99: number } | null> {
+async function serverTime(base: string): Promise<{ p50: number; p99: number } | null> {
   try {
     const res = await fetch(`${base}/__bench/server-time`);
-    const body = (await res.json()) as { count: number; p50: number | null; p99: number | null };
-    return res.ok && body.p50 !== null && body.p99 !== null ? { count: body.count, p50: body.p50, p99: body.p99 } : null;
+    const body = (await res.json()) as { p50: number | null; p99: number | null };
+    return res.ok && body.p50 !== null && body.p99 !== null ? { p50: body.p50, p99: body.p99 } : null;
   } catch {
     return null;
   }
 }
-const RESULTS = path.join(ROOT, 'bench', 'results');
-const MB = 1024 * 1024;
 
 const USAGE =
   'Uso: npm run bench -- [--database URL] [--duration S] [--connections N] [--warmup S] [--quick] [--only a,b] ' +

@@ -3,6 +3,7 @@
 // autocannon's latencies add the time a request waits in the server's queue (32 connections on one event loop) and
 // the client's own scheduling; the difference says which of the two a p99 is made of.
 // GET /__bench/server-time answers the figures since the last such request, and starts again; it is not counted.
+// Worker threads inherit the flag (the audit writer's): there it patches a server class nobody starts.
 'use strict';
 const http = require('node:http');
 const { createHistogram } = require('node:perf_hooks');
