@@ -77,12 +77,19 @@ const CASES: Readonly<Record<string, (world: World) => string[]>> = {
   'agenda.worklist': () => worklistUrls(),
   // The worklists' links and form, and the professionals their filter is checked against (decision 0265).
   'agenda.worklist.controls': () => worklistUrls(),
-  'agenda.profesionales': () => worklistUrls(),
-  // The day and the week: the clinic's, the staff member's (user 2) and a resource's (seeded, id 1); today moves.
-  'agenda.day': () => ['/agenda/', '/agenda/?vista=semana', '/agenda/?vista=semana&pagina=2', '/agenda/?vista=semana&profesional=2', '/agenda/?recurso=1&vista=semana'],
+  // The professionals and the resources, kept apart for the worklists' filter and the day's heading and form (0310).
+  'agenda.profesionales': () => [...worklistUrls(), ...dayOfUrls],
+  'agenda.recursos': () => dayOfUrls,
+  'agenda.day': () => clinicDayUrls,
+  'agenda.day.of': () => dayOfUrls,
   'patients.record': ({ recent }) => recent.map((id) => `/patients/${id}/`),
   'exams.clinical': ({ recent }) => recent.map((id) => `/exams/${id}/`),
 };
+
+/** The day and the week of the clinic (agenda.day); today moves. */
+const clinicDayUrls = ['/agenda/', '/agenda/?vista=semana', '/agenda/?vista=semana&pagina=2'];
+/** The staff member's (user 2) and a resource's (seeded, id 1), with the catalogues of their heading and form (agenda.day.of). */
+const dayOfUrls = ['/agenda/?vista=semana&profesional=2', '/agenda/?recurso=1&vista=semana', '/agenda/?profesional=2&recurso=1'];
 
 /** The worklists (decision 0210): the five unfiltered, and filtered by program, insurer and professional. */
 const worklistStaff = { id: 0 };

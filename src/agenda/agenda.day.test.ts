@@ -113,4 +113,25 @@ describe(`the agenda's day and week on ${ENGINE}`, () => {
     const week = await client.get(`/agenda/?fecha=${DAY}&vista=semana&profesional=${otherId}`);
     assert.deepEqual(rowsOf(week.body).map((r) => r.hora), ['07:00–07:02', '09:00–09:02']);
   });
+
+  test("a professional's day names them and offers the resources as they are now: a rename or a new resource shows at once (decision 0310)", async () => {
+    const heading = (html: string) => /<h1>([^<]*)<\/h1>/.exec(html)?.[1];
+    const recursoOptions = (html: string) => [.../<select id="id_recurso" name="recurso">([\s\S]*?)<\/select>/.exec(html)![1]!.matchAll(/<option value="\d+"[^>]*>([^<]*)</g)].map((m) => m[1]);
+    const before = await client.get(`/agenda/?fecha=${DAY}&profesional=${otherId}`);
+    const name = (await ctx.db.selectFrom('users').select('username').where('id', '=', otherId).executeTakeFirstOrThrow()).username;
+    assert.equal(heading(before.body), `Agenda del miércoles 10 de marzo de 2027 · ${name}`);
+    assert.ok(!recursoOptions(before.body).includes('Sala de sueño 9'));
+    await ctx.db.updateTable('users').set({ username: 'renombrada.dia' }).where('id', '=', otherId).execute();
+    await ctx.db.insertInto('agenda_recursos').values({ nombre: 'Sala de sueño 9', clase: 'SALA', activo: 1 }).execute();
+    const after = await client.get(`/agenda/?fecha=${DAY}&profesional=${otherId}`);
+    assert.equal(heading(after.body), 'Agenda del miércoles 10 de marzo de 2027 · renombrada.dia');
+    assert.match(after.body, new RegExp(`<option value="${otherId}" selected>renombrada\\.dia</option>`));
+    assert.ok(recursoOptions(after.body).includes('Sala de sueño 9'));
+    // A resource's day names it; a professional not among the active ones is named nowhere, and the day still shows.
+    const recurso = (await ctx.db.selectFrom('agenda_recursos').select('id').where('nombre', '=', 'Sala de sueño 9').executeTakeFirstOrThrow()).id;
+    assert.equal(heading((await client.get(`/agenda/?fecha=${DAY}&recurso=${recurso}`)).body), 'Agenda del miércoles 10 de marzo de 2027 · Sala de sueño 9');
+    const unknown = await client.get(`/agenda/?fecha=${DAY}&profesional=999999`);
+    assert.equal(unknown.status, 200);
+    assert.equal(heading(unknown.body), 'Agenda del miércoles 10 de marzo de 2027');
+  });
 });

@@ -13,7 +13,9 @@ import { AGENDA_PAGE_SIZE, countBookedVisits, listBookedVisits } from './agenda.
 import type { AgendaQuery } from './agenda.schema.js';
 import { weekStart } from './agenda.rules.js';
 import { AgendaCounts, WorklistContent, WorklistControls, type UnknownFilter } from './views/agenda.worklists.views.js';
-import { AgendaDayContent } from './views/agenda.day.views.js';
+import { AgendaDayContent, dayFormValues, filterFormMarkup } from './views/agenda.day.views.js';
+import type { ComponentChildren } from 'preact';
+import { ContentMarker, Prerendered } from '../web/render.js';
 
 /** The professionals (active users) and the active resources as a form's choices: the agenda's filters and booking. */
 export const profesionalChoices = async (db: Executor): Promise<Choice[]> => (await listProfesionales(db)).map((u) => ({ value: String(u.id), label: u.username }));
@@ -63,18 +65,25 @@ export const worklistPage = declarePage<ReturnType<typeof worklistInput>>({
   },
 });
 
+/** A catalogue as a form's choices (the meta; no content), kept per version of its table. */
+const cataloguePage = (name: string, table: 'users' | 'agenda_recursos', title: string, choices: (db: Executor) => Promise<Choice[]>) =>
+  declarePage<null, Choice[]>({
+    name,
+    tables: [table],
+    maxBytes: 1024,
+    async render(db) {
+      return { node: <></>, title, meta: await choices(db) };
+    },
+  });
+
 /**
- * The professionals the worklists' filter may name, as its choices (the meta; no content): kept per version of
- * users, so that a worklist's request checks its filter without reading them (decision 0265).
+ * The professionals the worklists' filter may name and a professional's or a resource's day offers: kept per version
+ * of users, so that such a request has them without reading them (decisions 0265, 0310).
  */
-export const profesionalesPage = declarePage<null, Choice[]>({
-  name: 'agenda.profesionales',
-  tables: ['users'],
-  maxBytes: 1024,
-  async render(db) {
-    return { node: <></>, title: 'Profesionales', meta: await profesionalChoices(db) };
-  },
-});
+export const profesionalesPage = cataloguePage('agenda.profesionales', 'users', 'Profesionales', profesionalChoices);
+
+/** The active resources a professional's or a resource's day offers, kept per version of the resources (decision 0310). */
+export const recursosPage = cataloguePage('agenda.recursos', 'agenda_recursos', 'Recursos', recursoChoices);
 
 /** The input of the worklists' controls, built here only (the key is the input as text). */
 export const controlsInput = (
@@ -123,56 +132,76 @@ export const worklistControlsPage = declarePage<ReturnType<typeof controlsInput>
   },
 });
 
+/** A day page's input: the parsed query and today (the page links to today). */
+type DayInput = { query: AgendaQuery; today: string };
+
+/** What the day and week show, read and laid out once for both pages below; `heading` and `form` say where those go. */
+async function renderDays(db: Executor, { query: q, today }: DayInput, place: { heading: ComponentChildren; form: ComponentChildren }) {
+  const desde = q.semana ? weekStart(q.fecha) : q.fecha;
+  const hasta = q.semana ? addDays(desde, 6) : q.fecha;
+  const step = q.semana ? 7 : 1;
+  const filters = { desde, hasta, profesional: q.profesional, recurso: q.recurso };
+  // The whole clinic's days a hundred visits at a time (a page past the last shows the last); anyone's, whole.
+  let paging: { total: number; page: number; pageCount: number } | null = null;
+  let visits;
+  if (q.profesional === null && q.recurso === null) {
+    const total = await countBookedVisits(db, filters);
+    const { page, pageCount, offset } = pageOf(q.pagina, total, AGENDA_PAGE_SIZE);
+    paging = { total, page, pageCount };
+    visits = await listBookedVisits(db, filters, { offset, limit: AGENDA_PAGE_SIZE });
+  } else {
+    visits = await listBookedVisits(db, filters);
+  }
+  return {
+    node: (
+      <AgendaDayContent
+        fecha={q.fecha}
+        desde={desde}
+        hasta={hasta}
+        semana={q.semana}
+        profesional={q.profesional}
+        recurso={q.recurso}
+        visits={visits}
+        paging={paging}
+        prev={addDays(q.fecha, -step)}
+        next={addDays(q.fecha, step)}
+        today={today}
+        heading={place.heading}
+        form={place.form}
+      />
+    ),
+    title: 'Agenda',
+    meta: null,
+  };
+}
+
 /**
- * GET /agenda/: a day or a week, of the whole clinic, a professional or a resource. Its input is the parsed query
- * and today (the page links to today); its content has no part of the request's own (its one form is a GET).
+ * GET /agenda/ of the whole clinic: a day or a week, kept whole (its form too: a kept page's request only stitches).
+ * Its content has no part of the request's own (its one form is a GET).
  */
-export const agendaDayPage = declarePage<{ query: AgendaQuery; today: string }>({
+export const agendaDayPage = declarePage<DayInput>({
   name: 'agenda.day',
   tables: ['citas', 'patients', 'agenda_tipos', 'users', 'agenda_recursos'],
   maxBytes: 8 * 1024 * 1024,
-  // The whole clinic's days are kept. A professional's or a resource's are rendered each time: 125 professionals'
-  // days and weeks around today are ~80 MB of pages, asked at random they were 7-24 % hits in 8 MB, and keeping
-  // them cost more than it saved (decision 0266).
-  keeps: ({ query }) => query.profesional === null && query.recurso === null,
-  async render(db, { query: q, today }) {
-    const desde = q.semana ? weekStart(q.fecha) : q.fecha;
-    const hasta = q.semana ? addDays(desde, 6) : q.fecha;
-    const step = q.semana ? 7 : 1;
-    const filters = { desde, hasta, profesional: q.profesional, recurso: q.recurso };
-    // The whole clinic's days a hundred visits at a time (a page past the last shows the last); anyone's, whole.
-    let paging: { total: number; page: number; pageCount: number } | null = null;
-    let visits;
-    if (q.profesional === null && q.recurso === null) {
-      const total = await countBookedVisits(db, filters);
-      const { page, pageCount, offset } = pageOf(q.pagina, total, AGENDA_PAGE_SIZE);
-      paging = { total, page, pageCount };
-      visits = await listBookedVisits(db, filters, { offset, limit: AGENDA_PAGE_SIZE });
-    } else {
-      visits = await listBookedVisits(db, filters);
-    }
-    const profesionales = await profesionalChoices(db);
-    const recursos = await recursoChoices(db);
-    return {
-      node: (
-        <AgendaDayContent
-          fecha={q.fecha}
-          desde={desde}
-          hasta={hasta}
-          semana={q.semana}
-          profesional={q.profesional}
-          recurso={q.recurso}
-          visits={visits}
-          paging={paging}
-          profesionales={profesionales}
-          recursos={recursos}
-          prev={addDays(q.fecha, -step)}
-          next={addDays(q.fecha, step)}
-          today={today}
-        />
-      ),
-      title: 'Agenda',
-      meta: null,
-    };
+  async render(db, input) {
+    const form = <Prerendered markup={filterFormMarkup(await profesionalChoices(db), await recursoChoices(db), dayFormValues(input.query))} />;
+    return renderDays(db, input, { heading: null, form });
   },
+});
+
+/**
+ * GET /agenda/ of a professional or a resource: a day or a week, rendered each time: 125 professionals' days and
+ * weeks around today are ~80 MB of pages, asked at random they were 7-24 % hits in 8 MB, and keeping them cost more
+ * than it saved (decision 0266). Its two holes take whose agenda it is, in the heading, and the filter form
+ * (agendaDayFill), both from the professionals and the resources kept apart: a day read anew reads neither
+ * catalogue (decision 0310).
+ */
+export const agendaDayOfPage = declarePage<DayInput>({
+  name: 'agenda.day.of',
+  tables: ['citas', 'patients', 'agenda_tipos', 'users', 'agenda_recursos'],
+  // Nothing is kept (keeps): the bound is never filled.
+  maxBytes: 1,
+  holes: 2,
+  keeps: () => false,
+  render: (db, input) => renderDays(db, input, { heading: <ContentMarker />, form: <ContentMarker /> }),
 });

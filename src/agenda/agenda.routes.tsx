@@ -14,12 +14,13 @@ import { ConsentPage, FeedPage, RemindersPage } from './views/contact.views.js';
 import { findAjustes, findBookingPatient, listCycleExamsOn, listTipos } from './agenda.repository.js';
 import { findVisitDetail, listBookedVisits, listCycleVisits, listVisitHistoryWithUsers } from './agenda.day.repository.js';
 import type { WorklistKind } from './agenda.worklists.repository.js';
-import { agendaCountsPage, agendaDayPage, controlsInput, countsInput, profesionalChoices, profesionalesPage, recursoChoices, worklistControlsPage, worklistInput, worklistPage } from './agenda.pages.js';
+import { agendaCountsPage, agendaDayOfPage, agendaDayPage, controlsInput, countsInput, profesionalChoices, profesionalesPage, recursoChoices, recursosPage, worklistControlsPage, worklistInput, worklistPage } from './agenda.pages.js';
 import { sendKeptPage } from '../platform/pages/cached-page.js';
 import { listConsents, listFeedsOf, listFeedVisits, listRemindersOn, liveChannelsOf } from './agenda.contact.repository.js';
 import { reminderText, startMinute, weekStart, whatsappLink } from './agenda.rules.js';
 import { attendForm, bookingForm, cancelForm, consentForm, parseAgendaQuery, remindForm, rescheduleForm, withdrawConsentForm } from './agenda.schema.js';
 import { BookingPage, VisitPage } from './views/agenda.views.js';
+import { agendaDayFill } from './views/agenda.day.views.js';
 import { WORKLISTS } from './views/agenda.worklists.views.js';
 
 export interface AgendaRoutesOptions {
@@ -30,6 +31,8 @@ export interface AgendaRoutesOptions {
 
 /** The worklists' kept parts, read together (the route's order of use). */
 const WORKLIST_PARTS = [profesionalesPage, agendaCountsPage, worklistPage, worklistControlsPage] as const;
+/** The catalogues a professional's or a resource's day shows, read together. */
+const CATALOGUE_PARTS = [profesionalesPage, recursosPage] as const;
 
 const EXAM_LABEL: Record<string, string> = { MONITOREO: 'Monitoreo', PSICOLOGIA: 'Psicología', OTRO: 'Otro examen' };
 
@@ -38,8 +41,15 @@ export async function agendaRoutes(app: FastifyInstance, options: AgendaRoutesOp
 
   app.get('/', async (request, reply) => {
     const day = today(app.deps);
-    const page = await app.pages.get(agendaDayPage, { query: parseAgendaQuery(request.query, day), today: day });
-    return sendKeptPage(request, reply, page!);
+    const query = parseAgendaQuery(request.query, day);
+    if (query.profesional === null && query.recurso === null) return sendKeptPage(request, reply, (await app.pages.get(agendaDayPage, { query, today: day }))!);
+    // Someone's or something's days, rendered each time; whose they are and the filter form come from the
+    // professionals and the resources kept apart, their versions read in one statement (decision 0310).
+    const catalogues = await app.pages.together(CATALOGUE_PARTS);
+    const profesionales = (await catalogues.get(profesionalesPage, null))!.meta;
+    const recursos = (await catalogues.get(recursosPage, null))!.meta;
+    const page = (await app.pages.get(agendaDayOfPage, { query, today: day }))!;
+    return sendKeptPage(request, reply, page, { fill: agendaDayFill(query, profesionales, recursos) });
   });
 
   const sendBooking = async (request: FastifyRequest, reply: FastifyReply, patientId: number, values: FormValues, errors: FieldErrors) => {

@@ -1,6 +1,7 @@
 // The agenda's day and week (issue 28).
 import { formatDateEs } from '../../shared/dates.js';
 import { SelectField, TextField, type Choice, type FieldErrors, type FormValues } from '../../web/fields.js';
+import type { ComponentChildren, VNode } from 'preact';
 import { cutMarkup, escapedMarkup, joinMarkup, markupOf, markupTemplate, Prerendered, type Markup } from '../../web/render.js';
 import { Pagination } from '../../web/pagination.js';
 import { estadoLabel, longDateEs } from '../agenda.rules.js';
@@ -21,11 +22,38 @@ export interface AgendaDayProps {
   visits: BookedVisit[];
   /** The whole clinic's days come a page at a time; one professional's or resource's, whole (null). */
   paging: { total: number; page: number; pageCount: number } | null;
-  profesionales: Choice[];
-  recursos: Choice[];
   prev: string;
   next: string;
   today: string;
+  /** After the heading's title: whose agenda it is (or a hole for it). */
+  heading: ComponentChildren;
+  /** The filter form (or a hole for it). */
+  form: ComponentChildren;
+}
+
+/** What the day's query asks for, as the day's links and filter form need it. */
+export interface DayQuery {
+  fecha: string;
+  semana: boolean;
+  profesional: number | null;
+  recurso: number | null;
+}
+
+/** The filter form's values for a query. */
+export const dayFormValues = (q: DayQuery): FormValues => ({
+  fecha: q.fecha,
+  profesional: q.profesional === null ? '' : String(q.profesional),
+  recurso: q.recurso === null ? '' : String(q.recurso),
+  vista: q.semana ? 'semana' : 'dia',
+});
+
+/**
+ * The holes of a professional's or a resource's day filled from the professionals and the resources (kept apart,
+ * decision 0310): « · <name> » when the agenda is of one among them (nothing otherwise), and the filter form.
+ */
+export function agendaDayFill(q: DayQuery, profesionales: readonly Choice[], recursos: readonly Choice[]): [string, VNode] {
+  const who = q.profesional !== null ? profesionales.find((c) => c.value === String(q.profesional))?.label : q.recurso !== null ? recursos.find((c) => c.value === String(q.recurso))?.label : null;
+  return [who ? ` · ${who}` : '', <Prerendered markup={filterFormMarkup(profesionales, recursos, dayFormValues(q))} />];
 }
 
 /**
@@ -33,15 +61,13 @@ export interface AgendaDayProps {
  * kept page (agenda.pages.tsx): nothing of the request's own, the layout comes with sendKeptPage.
  */
 export function AgendaDayContent(p: AgendaDayProps) {
-  const who = p.profesional !== null ? p.profesionales.find((c) => c.value === String(p.profesional))?.label : p.recurso !== null ? p.recursos.find((c) => c.value === String(p.recurso))?.label : null;
   const title = p.semana ? `Agenda de la semana del ${formatDateEs(p.desde)}` : `Agenda del ${longDateEs(p.fecha)}`;
-  const values = { fecha: p.fecha, profesional: p.profesional === null ? '' : String(p.profesional), recurso: p.recurso === null ? '' : String(p.recurso), vista: p.semana ? 'semana' : 'dia' };
   const link = (fecha: string) => `/agenda/?fecha=${fecha}${p.profesional !== null ? `&profesional=${p.profesional}` : ''}${p.recurso !== null ? `&recurso=${p.recurso}` : ''}${p.semana ? '&vista=semana' : ''}`;
   return (
     <>
       <h1>
         {title}
-        {who ? ` · ${who}` : ''}
+        {p.heading}
       </h1>
       <nav class="actions no-print" aria-label="Días">
         <a class="button small" href={link(p.prev)}>
@@ -60,7 +86,7 @@ export function AgendaDayContent(p: AgendaDayProps) {
           Recordatorios de mañana
         </a>
       </nav>
-      <Prerendered markup={filterFormMarkup(p.profesionales, p.recursos, values)} />
+      {p.form}
       {p.paging !== null && p.paging.total > 0 && (
         <p class="result-count" data-total={String(p.paging.total)}>
           {`${p.paging.total.toLocaleString('es-CO')} ${p.paging.total === 1 ? 'cita' : 'citas'}`}
