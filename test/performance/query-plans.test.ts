@@ -284,6 +284,14 @@ describe(`query plans of the agenda (engine=${ENGINE})`, () => {
     assertUses(await plansOfPage(`/agenda/?fecha=${day}&vista=semana&pagina=3`), SQLITE ? ['COVERING INDEX citas_dia_idx (fecha>? AND fecha<?)'] : []);
     assertUses(await plansOfPage(`/agenda/?fecha=${day}&profesional=1`), SQLITE ? ['citas_profesional_idx (profesional_id=? AND inicio_min>? AND inicio_min<?)'] : []);
     assertUses(await plansOfPage(`/agenda/?fecha=${day}&vista=semana&profesional=1`), SQLITE ? ['citas_profesional_idx (profesional_id=? AND inicio_min>? AND inicio_min<?)'] : []);
+    // Someone's visits are joined as the index walks them, each read once: not their ids first, then each visit again
+    // by its id (decision 0315).
+    for (const url of [`/agenda/?fecha=${day}&vista=semana&profesional=1`, `/agenda/?fecha=${day}&recurso=1`]) {
+      const visits = (await plansOfPage(url)).filter((s) => /"citas" as "c"/.test(s.sql));
+      assert.equal(visits.length, 1, url);
+      assert.ok(!/ in \(select/.test(visits[0]!.sql), `${url}: ${visits[0]!.sql}`);
+      if (SQLITE) assert.ok(!visits[0]!.plan.some((line) => /SEARCH c USING INTEGER PRIMARY KEY/.test(line)), `${url}: ${visits[0]!.plan.join(' | ')}`);
+    }
   });
 
   test("a booking finds the cycle's earliest due visit of its kind among the cycle's visits, never walking every due visit", async () => {
