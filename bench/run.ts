@@ -1,5 +1,5 @@
 // npm run bench [-- --database URL] [--duration S] [--connections N] [--warmup S] [--quick] [--only a,b]
-//                  [--compare-small] [--small-database URL] [--label NAME] [--load-generator auto|autocannon]
+//                  [--compare-small] [--small-database URL] [--label NAME] [--load-generator auto|autocannon] [--wrk-threads N]
 //
 // The uncached scenarios lead (bench/uncached.ts, issue 30): requests spread over the whole data (random patients,
 // random pages of each list, thousands of distinct searches) and the clinic-day mix beside the mixed writer at 5
@@ -53,7 +53,7 @@ async function serverTime(base: string): Promise<{ p50: number; p99: number } | 
 
 const USAGE =
   'Uso: npm run bench -- [--database URL] [--duration S] [--connections N] [--warmup S] [--quick] [--only a,b] ' +
-  '[--compare-small] [--small-database URL] [--label NAME] [--load-generator auto|autocannon]';
+  '[--compare-small] [--small-database URL] [--label NAME] [--load-generator auto|autocannon] [--wrk-threads N]';
 
 // ---------------------------------------------------------------------------------------------------------
 // Scenarios
@@ -118,6 +118,8 @@ interface Options {
   capitaDownloads: number;
   /** wrk for the scenarios that GET fixed paths (when installed), autocannon for the rest */
   generator: 'auto' | 'autocannon';
+  /** wrk's threads (decision 0320: on two cores shared with the server, one thread adds less of its own to a p99) */
+  wrkThreads: number;
 }
 
 const percentile = (sorted: number[], p: number): number =>
@@ -186,11 +188,11 @@ async function load(
   base: string,
   session: Session,
   scenario: Scenario,
-  opts: { seconds: number; connections: number; amount?: number; generator: Options['generator']; beforeDrain?: () => Promise<void> },
+  opts: { seconds: number; connections: number; amount?: number; generator: Options['generator']; wrkThreads: number; beforeDrain?: () => Promise<void> },
 ): Promise<LoadRun> {
   const paths = scenario.paths?.() ?? scenario.getPaths;
   if (opts.generator === 'auto' && paths !== undefined && opts.amount === undefined && useWrk()) {
-    const run = await runWrk(base, paths, { seconds: opts.seconds, connections: opts.connections, headers: { cookie: session.cookieHeader() }, expect: scenario.expect });
+    const run = await runWrk(base, paths, { seconds: opts.seconds, connections: opts.connections, threads: opts.wrkThreads, headers: { cookie: session.cookieHeader() }, expect: scenario.expect });
     await opts.beforeDrain?.();
     await drain(base);
     const codes: Record<string, number> = { ...run.others };
@@ -304,7 +306,7 @@ async function runScenario(
   if (s.warmup !== false && o.warmup > 0) {
     const warmAmount = amount !== undefined ? Math.floor(amount / 10) : undefined;
     if (warmAmount === undefined || warmAmount > 0) {
-      warm = await load(server.base, session, s, { seconds: o.warmup, connections: o.connections, generator: o.generator, ...(warmAmount !== undefined ? { amount: warmAmount } : {}), ...(beside ? { beforeDrain: () => beside.pause() } : {}) });
+      warm = await load(server.base, session, s, { seconds: o.warmup, connections: o.connections, generator: o.generator, wrkThreads: o.wrkThreads, ...(warmAmount !== undefined ? { amount: warmAmount } : {}), ...(beside ? { beforeDrain: () => beside.pause() } : {}) });
       beside?.resume();
     }
   }
@@ -322,7 +324,7 @@ async function runScenario(
   const run: LoadRun =
     left !== undefined && left <= 0
       ? { latencies: [], codes: {}, errors: 0, seconds: 1, sent: 0, generator: 'autocannon' }
-      : await load(server.base, session, s, { seconds: o.duration, connections: o.connections, generator: o.generator, ...(left !== undefined ? { amount: left } : {}), beforeDrain: endOfRun });
+      : await load(server.base, session, s, { seconds: o.duration, connections: o.connections, generator: o.generator, wrkThreads: o.wrkThreads, ...(left !== undefined ? { amount: left } : {}), beforeDrain: endOfRun });
   // A run that sent nothing drained nothing: its writers are paused and counted here.
   if (left !== undefined && left <= 0) await endOfRun();
   // The drain after the run is counted too: it is the server finishing the requests of the run.
@@ -697,6 +699,7 @@ async function main(): Promise<void> {
         'small-database': { type: 'string' },
         label: { type: 'string' },
         'load-generator': { type: 'string', default: 'auto' },
+        'wrk-threads': { type: 'string', default: '1' },
       },
       strict: true,
     }).values;
@@ -710,9 +713,10 @@ async function main(): Promise<void> {
     warmup: Number(args.warmup ?? (quick ? 0.5 : 2)),
     capitaDownloads: quick ? 1 : 3,
     generator: args['load-generator'] === 'autocannon' ? 'autocannon' : 'auto',
+    wrkThreads: Number(args['wrk-threads']),
   };
   if (args['load-generator'] !== 'auto' && args['load-generator'] !== 'autocannon') fail(USAGE);
-  if (!(o.duration > 0) || !(o.connections >= 1) || !(o.warmup >= 0)) fail(USAGE);
+  if (!(o.duration > 0) || !(o.connections >= 1) || !(o.warmup >= 0) || !Number.isInteger(o.wrkThreads) || o.wrkThreads < 1 || o.wrkThreads > o.connections) fail(USAGE);
   const url = databaseUrlFrom(args.database);
   const engine = engineOf(url);
   const only = args.only ? new Set(args.only.split(',').map((s) => s.trim())) : null;

@@ -11,7 +11,7 @@ import type { Scenario } from './scenarios.js';
 import type { Session } from './server.js';
 import { rng, type Random } from './synthetic.js';
 
-/** Paths a run takes at most: enough for 2 threads at ~6,000 requests a second for 12 s without coming round again. */
+/** Paths a run takes at most: enough at ~6,000 requests a second for 12 s without coming round again. */
 const SLICE = 80_000;
 
 export interface WholeData {

@@ -28,16 +28,16 @@ export interface WrkRun {
 }
 
 // Each wrk thread counts statuses in its own Lua state; `done` adds them up and prints one line to parse. With more
-// than one path, each thread requests them in turn, the second thread from the middle of the list.
+// than one path, each thread requests them in turn, each from the start of its own share of the list.
 // Many paths (the scenarios over the whole data: tens of thousands) are read from a file, one a line, by each
 // thread: a table constructor that large exceeds what one Lua function may hold.
-const script = (expect: number, paths: readonly string[], pathsFile: string) => `
+const script = (expect: number, paths: readonly string[], pathsFile: string, threads: number) => `
 local threads = {}
 ${paths.length > 1 ? `local paths = {}
 for line in io.lines(${JSON.stringify(pathsFile)}) do paths[#paths + 1] = line end` : ''}
 function setup(thread)
   table.insert(threads, thread)
-  thread:set("turn", (#threads - 1) * ${Math.floor(paths.length / 2)})
+  thread:set("turn", (#threads - 1) * ${Math.floor(paths.length / threads)})
 end
 function init(args) expected = 0; others = {} end
 ${paths.length > 1 ? 'function request() turn = turn + 1; return wrk.format(nil, paths[turn % #paths + 1]) end' : ''}
@@ -62,7 +62,7 @@ end
 export async function runWrk(
   base: string,
   paths: readonly string[],
-  opts: { seconds: number; connections: number; headers: Record<string, string>; expect: number },
+  opts: { seconds: number; connections: number; threads?: number; headers: Record<string, string>; expect: number },
 ): Promise<WrkRun> {
   if (paths.length === 0) throw new Error('runWrk: no path to request');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'somno-wrk-'));
@@ -70,9 +70,10 @@ export async function runWrk(
     const file = path.join(dir, 'count.lua');
     const pathsFile = path.join(dir, 'paths.txt');
     if (paths.length > 1) writeFileSync(pathsFile, paths.join('\n') + '\n');
-    writeFileSync(file, script(opts.expect, paths, pathsFile));
-    // wrk takes whole seconds only (the --quick warm-up asks 0.5).
-    const args = ['-t', '2', '-c', String(opts.connections), '-d', `${Math.max(1, Math.round(opts.seconds))}s`, '--timeout', '10s', '-s', file];
+    const threads = opts.threads ?? 1;
+    writeFileSync(file, script(opts.expect, paths, pathsFile, threads));
+    // wrk takes whole seconds only (the --quick warm-up asks 0.5). One thread by default (decision 0320).
+    const args = ['-t', String(threads), '-c', String(opts.connections), '-d', `${Math.max(1, Math.round(opts.seconds))}s`, '--timeout', '10s', '-s', file];
     for (const [k, v] of Object.entries(opts.headers)) args.push('-H', `${k}: ${v}`);
     args.push(base + paths[0]);
     const out = await new Promise<string>((resolve, reject) => {
