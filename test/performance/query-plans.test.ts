@@ -283,7 +283,8 @@ describe(`query plans of the agenda (engine=${ENGINE})`, () => {
     assertUses(await plansOfPage(`/agenda/?fecha=${day}`), SQLITE ? ['COVERING INDEX citas_dia_idx (fecha>? AND fecha<?)'] : []);
     assertUses(await plansOfPage(`/agenda/?fecha=${day}&vista=semana&pagina=3`), SQLITE ? ['COVERING INDEX citas_dia_idx (fecha>? AND fecha<?)'] : []);
     assertUses(await plansOfPage(`/agenda/?fecha=${day}&profesional=1`), SQLITE ? ['citas_profesional_idx (profesional_id=? AND inicio_min>? AND inicio_min<?)'] : []);
-    assertUses(await plansOfPage(`/agenda/?fecha=${day}&vista=semana&profesional=1`), SQLITE ? ['citas_profesional_idx (profesional_id=? AND inicio_min>? AND inicio_min<?)'] : []);
+    // A professional's visits come from the index alone (decision 0325, migration 0600): no visit's row is read.
+    assertUses(await plansOfPage(`/agenda/?fecha=${day}&vista=semana&profesional=1`), SQLITE ? ['COVERING INDEX citas_profesional_idx (profesional_id=? AND inicio_min>? AND inicio_min<?)'] : []);
     // Someone's visits are joined as the index walks them, each read once: not their ids first, then each visit again
     // by its id (decision 0315).
     for (const url of [`/agenda/?fecha=${day}&vista=semana&profesional=1`, `/agenda/?fecha=${day}&recurso=1`]) {
@@ -323,7 +324,9 @@ describe(`query plans of the agenda (engine=${ENGINE})`, () => {
             // The no-shows still to re-book, kept by triggers (decision 0260): walked by date, from the index alone.
             'SCAN n USING COVERING INDEX agenda_por_reagendar_fecha_idx',
           ]
-        : ['agenda_por_reagendar_fecha_idx|agenda_por_reagendar_ciclo_idx', 'citas_profesional_ingreso_idx'],
+        : // PostgreSQL plans from its statistics: on this test's few rows either index of the professional's visits
+          // (since migration 0600 the wider one costs the same to it here); never a scan of citas (assertUses).
+          ['agenda_por_reagendar_fecha_idx|agenda_por_reagendar_ciclo_idx', 'citas_profesional_ingreso_idx|citas_profesional_idx'],
     );
     if (SQLITE) {
       // Never the professional's whole history for each cycle (citas_profesional_idx on the professional alone).

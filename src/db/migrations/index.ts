@@ -46,6 +46,7 @@ import * as agendaWorklistCandidates from './20261129_0540_agenda_worklist_candi
 import * as citasPendientesCovering from './20261130_0570_citas_pendientes_covering.js';
 import * as citasIndexesOfBookedVisits from './20261130_0590_citas_indexes_of_booked_visits.js';
 import * as activoDesdeWrittenOnce from './20261130_0591_activo_desde_written_once.js';
+import * as citasProfesionalCovering from './20261130_0600_citas_profesional_covering.js';
 
 // Kysely runs these in name order. Add new migrations at the end with a later timestamp.
 export const migrations: Record<string, Migration> = {
@@ -96,4 +97,5 @@ export const migrations: Record<string, Migration> = {
   '20261130_0570_citas_pendientes_covering': citasPendientesCovering,
   '20261130_0590_citas_indexes_of_booked_visits': citasIndexesOfBookedVisits,
   '20261130_0591_activo_desde_written_once': activoDesdeWrittenOnce,
+  '20261130_0600_citas_profesional_covering': citasProfesionalCovering,
 };
