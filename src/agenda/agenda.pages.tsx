@@ -13,9 +13,9 @@ import { AGENDA_PAGE_SIZE, countBookedVisits, listBookedVisits } from './agenda.
 import type { AgendaQuery } from './agenda.schema.js';
 import { weekStart } from './agenda.rules.js';
 import { AgendaCounts, WorklistContent, WorklistControls, type UnknownFilter } from './views/agenda.worklists.views.js';
-import { AgendaDayContent, dayFormValues, filterFormMarkup } from './views/agenda.day.views.js';
+import { AgendaDayContent, dayFilterForm } from './views/agenda.day.views.js';
 import type { ComponentChildren } from 'preact';
-import { ContentMarker, Prerendered } from '../web/render.js';
+import { ContentMarker } from '../web/render.js';
 
 /** The professionals (active users) and the active resources as a form's choices: the agenda's filters and booking. */
 export const profesionalChoices = async (db: Executor): Promise<Choice[]> => (await listProfesionales(db)).map((u) => ({ value: String(u.id), label: u.username }));
@@ -132,6 +132,9 @@ export const worklistControlsPage = declarePage<ReturnType<typeof controlsInput>
   },
 });
 
+/** What both day pages read: the visits, their patients, kinds, professionals and resources. */
+const DAY_TABLES = ['citas', 'patients', 'agenda_tipos', 'users', 'agenda_recursos'] as const;
+
 /** A day page's input: the parsed query and today (the page links to today). */
 type DayInput = { query: AgendaQuery; today: string };
 
@@ -181,11 +184,10 @@ async function renderDays(db: Executor, { query: q, today }: DayInput, place: { 
  */
 export const agendaDayPage = declarePage<DayInput>({
   name: 'agenda.day',
-  tables: ['citas', 'patients', 'agenda_tipos', 'users', 'agenda_recursos'],
+  tables: DAY_TABLES,
   maxBytes: 8 * 1024 * 1024,
   async render(db, input) {
-    const form = <Prerendered markup={filterFormMarkup(await profesionalChoices(db), await recursoChoices(db), dayFormValues(input.query))} />;
-    return renderDays(db, input, { heading: null, form });
+    return renderDays(db, input, { heading: null, form: dayFilterForm(input.query, await profesionalChoices(db), await recursoChoices(db)) });
   },
 });
 
@@ -198,7 +200,7 @@ export const agendaDayPage = declarePage<DayInput>({
  */
 export const agendaDayOfPage = declarePage<DayInput>({
   name: 'agenda.day.of',
-  tables: ['citas', 'patients', 'agenda_tipos', 'users', 'agenda_recursos'],
+  tables: DAY_TABLES,
   // Nothing is kept (keeps): the bound is never filled.
   maxBytes: 1,
   holes: 2,

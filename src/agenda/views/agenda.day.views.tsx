@@ -39,13 +39,11 @@ export interface DayQuery {
   recurso: number | null;
 }
 
-/** The filter form's values for a query. */
-export const dayFormValues = (q: DayQuery): FormValues => ({
-  fecha: q.fecha,
-  profesional: q.profesional === null ? '' : String(q.profesional),
-  recurso: q.recurso === null ? '' : String(q.recurso),
-  vista: q.semana ? 'semana' : 'dia',
-});
+/** The day's filter form for a query and the catalogues it offers: the clinic's kept page and someone's hole alike. */
+export function dayFilterForm(q: DayQuery, profesionales: readonly Choice[], recursos: readonly Choice[]): VNode {
+  const values = { fecha: q.fecha, profesional: q.profesional === null ? '' : String(q.profesional), recurso: q.recurso === null ? '' : String(q.recurso), vista: q.semana ? 'semana' : 'dia' };
+  return <Prerendered markup={filterFormMarkup(profesionales, recursos, values)} />;
+}
 
 /**
  * The holes of a professional's or a resource's day filled from the professionals and the resources (kept apart,
@@ -53,7 +51,7 @@ export const dayFormValues = (q: DayQuery): FormValues => ({
  */
 export function agendaDayFill(q: DayQuery, profesionales: readonly Choice[], recursos: readonly Choice[]): [string, VNode] {
   const who = q.profesional !== null ? profesionales.find((c) => c.value === String(q.profesional))?.label : q.recurso !== null ? recursos.find((c) => c.value === String(q.recurso))?.label : null;
-  return [who ? ` · ${who}` : '', <Prerendered markup={filterFormMarkup(profesionales, recursos, dayFormValues(q))} />];
+  return [who ? ` · ${who}` : '', dayFilterForm(q, profesionales, recursos)];
 }
 
 /**
