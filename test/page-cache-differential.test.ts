@@ -91,11 +91,12 @@ const clinicDayUrls = ['/agenda/', '/agenda/?vista=semana', '/agenda/?vista=sema
 /** The staff member's (user 2) and a resource's (seeded, id 1), with the catalogues of their heading and form (agenda.day.of). */
 const dayOfUrls = ['/agenda/?vista=semana&profesional=2', '/agenda/?recurso=1&vista=semana', '/agenda/?profesional=2&recurso=1'];
 
-/** The worklists (decision 0210): the five unfiltered, and filtered by program, insurer and professional. */
+/** The worklists (decision 0210): the five unfiltered, and filtered by program, insurer and professional; a later page (0330). */
 const worklistStaff = { id: 0 };
 const worklistUrls = (): string[] => [
   ...['semana', 'vencidas', 'inasistencias', 'sin_proxima', 'cpap'].map((lista) => `/agenda/pendientes/?lista=${lista}`),
   '/agenda/pendientes/?lista=vencidas&programa=PROGRAMA+AOS',
+  '/agenda/pendientes/?lista=vencidas&pagina=2',
   '/agenda/pendientes/?lista=cpap&entidad=ENTITY_A',
   `/agenda/pendientes/?lista=inasistencias&profesional=${worklistStaff.id}`,
   `/agenda/pendientes/?lista=semana&programa=PROGRAMA+AOS&profesional=${worklistStaff.id}`,

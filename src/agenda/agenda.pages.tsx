@@ -7,7 +7,7 @@ import { pageOf } from '../shared/paging.js';
 import type { Executor } from '../db/database.js';
 import type { Choice } from '../web/fields.js';
 import { declarePage } from '../platform/pages/page-cache.js';
-import { countWorklists, listWorklist, WORKLIST_LIMIT, type WorklistFilters, type WorklistKind } from './agenda.worklists.repository.js';
+import { countLimit, countWorklists, listWorklist, WORKLIST_PAGE_SIZE, type WorklistFilters, type WorklistKind } from './agenda.worklists.repository.js';
 import { listProfesionales, listRecursos } from './agenda.repository.js';
 import { AGENDA_PAGE_SIZE, countBookedVisits, listBookedVisits } from './agenda.day.repository.js';
 import type { AgendaQuery } from './agenda.schema.js';
@@ -34,7 +34,15 @@ export const countsInput = (filters: WorklistFilters, today: string) => ({
   filters: { programa: filters.programa, entidad: filters.entidad, profesional: filters.profesional },
   today,
 });
-export const worklistInput = (kind: WorklistKind, filters: WorklistFilters, today: string) => ({ kind, ...countsInput(filters, today) });
+/**
+ * A page of a list: its number as asked for, clamped to the last page when the list's count says how many there are
+ * (a count past its limit does not: the page is then as asked, and may lie past the list's end).
+ */
+export const worklistInput = (kind: WorklistKind, filters: WorklistFilters, today: string, requestedPage: number, count: number) => {
+  const known = count <= countLimit(filters);
+  const window = pageOf(requestedPage, known ? count : Number.MAX_SAFE_INTEGER, WORKLIST_PAGE_SIZE);
+  return { kind, ...countsInput(filters, today), page: window.page, pageCount: known ? window.pageCount : null };
+};
 
 const weekOf = (today: string) => {
   const desde = weekStart(today);
@@ -56,12 +64,16 @@ export const agendaCountsPage = declarePage<ReturnType<typeof countsInput>, Reco
 export const worklistPage = declarePage<ReturnType<typeof worklistInput>>({
   name: 'agenda.worklist',
   tables: WORKLIST_TABLES,
-  // A page of 200 rows is about 75 KB: some 200 lists, filters and days (what coordinators request, decision 0210).
+  // A page of 50 rows is about 19 KB: some 800 lists, filters, pages and days (what coordinators request, decisions
+  // 0210 and 0330).
   maxBytes: 16 * 1024 * 1024,
   holes: 1,
-  async render(db, { kind, filters, today }) {
-    const rows = await listWorklist(db, kind, filters, today, weekOf(today));
-    return { node: <WorklistContent kind={kind} rows={rows} />, title: 'Pendientes de la agenda', meta: null };
+  async render(db, { kind, filters, today, page, pageCount }) {
+    // One row more than a page: whether another follows, where the count does not say.
+    const read = await listWorklist(db, kind, filters, today, weekOf(today), { offset: (page - 1) * WORKLIST_PAGE_SIZE, limit: WORKLIST_PAGE_SIZE + 1 });
+    const rows = read.slice(0, WORKLIST_PAGE_SIZE);
+    const paging = { page, pageCount, hasNext: read.length > WORKLIST_PAGE_SIZE };
+    return { node: <WorklistContent kind={kind} filters={filters} rows={rows} paging={paging} />, title: 'Pendientes de la agenda', meta: null };
   },
 });
 
@@ -122,7 +134,7 @@ export const worklistControlsPage = declarePage<ReturnType<typeof controlsInput>
           programas={[...programas]}
           entidades={[...entidades]}
           profesionales={await profesionalChoices(db)}
-          limit={WORKLIST_LIMIT}
+          limit={countLimit(filters)}
           dropped={dropped}
         />
       ),

@@ -184,22 +184,67 @@ describe(`agenda pages on ${ENGINE}`, () => {
     assert.equal(await count('semana'), before);
   });
 
-  test('a list of more than 200 shows its first 200 and says "más de 200", on its link and on the dashboard', async () => {
+  test('a list is paged by 50, every row reachable; its count stops at 200, or at 50 under filters ("más de …")', async () => {
     // Active cycles without any visit (inserted straight, as old records): the list of those without a next visit.
     const insurer = { entidad_salud: 'ENTITY_B', programa: 'PROGRAMA INSOMNIO' };
-    for (let i = 0; i < 201; i++) await createPatient(ctx.db, { ...insurer, nombre: `Lista${i}` }, { fechaInicio: '2026-10-01' });
-    const page = await client.get('/agenda/pendientes/?lista=sin_proxima&programa=PROGRAMA+INSOMNIO&entidad=ENTITY_B');
+    const unfiltered = '/agenda/pendientes/?lista=sin_proxima';
+    const filtered = `${unfiltered}&programa=PROGRAMA+INSOMNIO&entidad=ENTITY_B`;
+    const rowsOf = (body: string) => [...body.matchAll(/<tr data-paciente="(\d+)"/g)].map((m) => Number(m[1]));
+    const countOf = (body: string) => Number(/data-count="(\d+)">Activos sin próxima cita/.exec(body)?.[1]);
+    for (let i = 0; i < 60; i++) await createPatient(ctx.db, { ...insurer, nombre: `Lista${i}` }, { fechaInicio: '2026-10-01' });
+    // Counted to 200: pages of 50, the last one known, a page past it shows the last.
+    const first = await client.get(unfiltered);
+    const known = countOf(first.body);
+    assert.ok(known >= 60 && known <= 200, String(known));
+    const pageCount = Math.ceil(known / 50);
+    assert.equal(rowsOf(first.body).length, 50);
+    assert.match(first.body, new RegExp(`Página 1 de ${pageCount}`));
+    assert.match(first.body, /href="\/agenda\/pendientes\/\?lista=sin_proxima&amp;pagina=2" rel="next"/);
+    const past = await client.get(`${unfiltered}&pagina=99`);
+    assert.match(past.body, new RegExp(`Página ${pageCount} de ${pageCount}`));
+    assert.equal(rowsOf(past.body).length, known - 50 * (pageCount - 1));
+    assert.doesNotMatch(past.body, /rel="next"/);
+    // Under filters the count stops at a page: more than 50, the pages go on as long as rows follow, without a last one.
+    const firstFiltered = await client.get(filtered);
+    assert.match(firstFiltered.body, /data-count="51">Activos sin próxima cita \(más de 50\)/);
+    assert.match(firstFiltered.body, /Página 1<\/span>/);
+    assert.doesNotMatch(firstFiltered.body, /Última/);
+    assert.match(firstFiltered.body, /href="\/agenda\/pendientes\/\?lista=sin_proxima&amp;programa=PROGRAMA\+INSOMNIO&amp;entidad=ENTITY_B&amp;pagina=2" rel="next"/);
+    for (let i = 60; i < 201; i++) await createPatient(ctx.db, { ...insurer, nombre: `Lista${i}` }, { fechaInicio: '2026-10-01' });
+    const page = await client.get(unfiltered);
     assert.equal(page.status, 200);
-    assert.equal([...page.body.matchAll(/<tr data-paciente="/g)].length, 200);
+    assert.equal(rowsOf(page.body).length, 50);
     assert.match(page.body, /data-count="201">Activos sin próxima cita \(más de 200\)/);
     assert.match((await client.get('/dashboard/')).body, /data-worklist="sin_proxima" data-count="201">.*?: más de 200</);
-    // One of them gets a next visit: the kept list and its count change with it (the list still has more than 200).
+    assert.doesNotMatch(page.body, /Última/);
     const one = await createPatient(ctx.db, { ...insurer, nombre: 'Uno' }, { fechaInicio: '2026-10-01' });
-    const shown = async () => [...(await client.get('/agenda/pendientes/?lista=sin_proxima&programa=PROGRAMA+INSOMNIO&entidad=ENTITY_B')).body.matchAll(/<tr data-paciente="(\d+)"/g)].map((m) => Number(m[1]));
-    assert.ok(!(await shown()).includes(one.id), 'the 202nd, started last, is not among the first 200');
-    const first = (await shown())[0]!;
-    assert.equal((await book({ patient_id: String(first), tipo: 'CONSULTA_CONTROL', fecha: '2026-11-24', hora: '11:00' })).status, 302);
-    assert.ok(!(await shown()).includes(first), 'booked: it leaves the list');
+    const walk = async (base: string) => {
+      const all: number[] = [];
+      for (let n = 1; ; n++) {
+        const body = (await client.get(`${base}&pagina=${n}`)).body;
+        all.push(...rowsOf(body));
+        if (!/rel="next"/.test(body)) {
+          assert.ok(rowsOf(body).length > 0 && rowsOf(body).length <= 50);
+          return all;
+        }
+        assert.equal(rowsOf(body).length, 50, `${base} page ${n}`);
+      }
+    };
+    const all = await walk(unfiltered);
+    assert.equal(new Set(all).size, all.length, 'no row on two pages');
+    assert.equal(all.length, known + 142, 'every row of the list on its pages');
+    assert.ok(all.includes(one.id), 'the last created is reachable too');
+    const ours = await walk(filtered);
+    assert.ok(ours.length >= 202 && ours.includes(one.id), String(ours.length));
+    assert.deepEqual(ours, all.filter((id) => ours.includes(id)), 'the filtered pages in the list order');
+    const beyond = await client.get(`${unfiltered}&pagina=99`);
+    assert.equal(beyond.status, 200);
+    assert.match(beyond.body, /Esta lista termina antes de la página 99\./);
+    assert.match(beyond.body, /href="[^"]*pagina=98" rel="prev"/);
+    // The first of the list gets a next visit: the kept pages change with it.
+    const firstId = rowsOf((await client.get(unfiltered)).body)[0]!;
+    assert.equal((await book({ patient_id: String(firstId), tipo: 'CONSULTA_CONTROL', fecha: '2026-11-24', hora: '11:00' })).status, 302);
+    assert.ok(!rowsOf((await client.get(unfiltered)).body).includes(firstId), 'booked: it leaves the list');
   });
 
   test('no 500 on any input: malformed queries, ids and fields answer 200, 302, 404 or 422', async () => {

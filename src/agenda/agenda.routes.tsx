@@ -2,6 +2,7 @@
 // action and render or redirect; the day and week (decision 0200) and the worklists (decision 0210) are kept pages.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addDays } from '../shared/dates.js';
+import { parsePageNumber } from '../shared/paging.js';
 import { actionContext } from '../web/action-context.js';
 import { today } from '../web/deps.js';
 import { sendErrorPage } from '../web/errors.js';
@@ -186,7 +187,8 @@ export async function agendaRoutes(app: FastifyInstance, options: AgendaRoutesOp
     // is shown without it, and the controls say so.
     const dropped = (['programa', 'entidad', 'profesional'] as const).filter((name) => filters[name] === null && (queryValue(request.query, name) ?? '') !== '');
     const counts = (await parts.get(agendaCountsPage, countsInput(filters, day)))!.meta;
-    const page = (await parts.get(worklistPage, worklistInput(kind, filters, day)))!;
+    const requested = parsePageNumber(queryValue(request.query, 'pagina'));
+    const page = (await parts.get(worklistPage, worklistInput(kind, filters, day, requested, counts[kind])))!;
     const controls = (await parts.get(worklistControlsPage, controlsInput(kind, filters, counts, options, dropped)))!;
     return sendKeptPage(request, reply, page, { fill: [<FragmentSlot fragment={controls.fragments[0]!} />] });
   });

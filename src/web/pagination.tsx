@@ -7,14 +7,17 @@ export interface PaginationProps {
   /** Filters every page link keeps (empty ones are left out), e.g. { query_search, mes_filtro }. */
   params: Record<string, string | number | null | undefined>;
   page: number;
-  pageCount: number;
+  /** null: the list's length is not known (a worklist longer than its counts go); `hasNext` says whether a page follows. */
+  pageCount: number | null;
+  hasNext?: boolean;
   /** The query parameter of the page number, when a page has two lists ('page' by default). */
   pageParam?: string;
 }
 
-/** Page links that keep the list's filters: first, previous, "Página X de Y", next, last. */
-export function Pagination({ base, params, page, pageCount, pageParam = 'page' }: PaginationProps) {
-  if (pageCount <= 1) return null;
+/** Page links that keep the list's filters: first, previous, "Página X de Y", next, last ("Página X" and no last when Y is not known). */
+export function Pagination({ base, params, page, pageCount, hasNext = false, pageParam = 'page' }: PaginationProps) {
+  const next = pageCount === null ? hasNext : page < pageCount;
+  if (page <= 1 && !next) return null;
   const href = (n: number) => listUrl(base, { ...params, [pageParam]: n });
   return (
     <nav class="pagination" aria-label="Paginación">
@@ -29,17 +32,18 @@ export function Pagination({ base, params, page, pageCount, pageParam = 'page' }
         </>
       )}
       <span aria-current="page">
-        Página {page} de {pageCount}
+        Página {page}
+        {pageCount === null ? '' : ` de ${pageCount}`}
       </span>
-      {page < pageCount && (
-        <>
-          <a href={href(page + 1)} rel="next" data-page={String(page + 1)}>
-            Siguiente ›
-          </a>
-          <a href={href(pageCount)} data-page={String(pageCount)}>
-            Última »
-          </a>
-        </>
+      {next && (
+        <a href={href(page + 1)} rel="next" data-page={String(page + 1)}>
+          Siguiente ›
+        </a>
+      )}
+      {next && pageCount !== null && (
+        <a href={href(pageCount)} data-page={String(pageCount)}>
+          Última »
+        </a>
       )}
     </nav>
   );

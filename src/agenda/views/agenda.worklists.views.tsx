@@ -3,7 +3,8 @@ import { patientLink, sameChoices, selectMarkup } from './agenda.views.js';
 import { formatDateEs } from '../../shared/dates.js';
 import { SelectField, type Choice, type FormValues } from '../../web/fields.js';
 import { ContentMarker, Prerendered, type Markup } from '../../web/render.js';
-import type { WorklistKind, WorklistRow } from '../agenda.worklists.repository.js';
+import { Pagination } from '../../web/pagination.js';
+import { WORKLIST_LIMIT, type WorklistFilters, type WorklistKind, type WorklistRow } from '../agenda.worklists.repository.js';
 
 // ---------------------------------------------------------------------------------------------------------
 
@@ -23,19 +24,37 @@ const cpapDetail = (d: string | null) => {
   return `Uso promedio ${fmt(h)} h, ${fmt(n)} % de noches ≥ 4 h`;
 };
 
+/** Which page of a worklist: its number, how many there are (null past the counts' limit) and whether one follows. */
+export interface WorklistPaging {
+  page: number;
+  pageCount: number | null;
+  hasNext: boolean;
+}
+
+/** The query of a worklist's links: the list and its filters (empty ones left out by the links). */
+export const worklistParams = (kind: WorklistKind, f: WorklistFilters) => ({ lista: kind, programa: f.programa, entidad: f.entidad, profesional: f.profesional });
+
 /**
- * GET /agenda/pendientes/, the kept part: the list's heading and rows. The lists' links with their counts and the
- * filter form go in its hole (WorklistControls, kept apart per version of users): the counts are kept apart, per
- * filters and day, shared by the five lists and the dashboard.
+ * GET /agenda/pendientes/, the kept part: the list's heading and a page of its rows. The lists' links with their counts
+ * and the filter form go in its hole (WorklistControls, kept apart per version of users): the counts are kept apart,
+ * per filters and day, shared by the five lists and the dashboard.
  */
-export function WorklistContent({ kind, rows }: { kind: WorklistKind; rows: WorklistRow[] }) {
+export function WorklistContent({ kind, filters, rows, paging }: { kind: WorklistKind; filters: WorklistFilters; rows: WorklistRow[]; paging: WorklistPaging }) {
   const current = WORKLISTS.find((w) => w.kind === kind)!;
+  const pages = <Pagination base="/agenda/pendientes/" params={worklistParams(kind, filters)} page={paging.page} pageCount={paging.pageCount} hasNext={paging.hasNext} pageParam="pagina" />;
   return (
     <>
       <h1>Pendientes: {current.label}</h1>
       <ContentMarker />
       {rows.length === 0 ? (
-        <p>Nada pendiente en esta lista.</p>
+        paging.page > 1 ? (
+          <>
+            <p>Esta lista termina antes de la página {paging.page}.</p>
+            {pages}
+          </>
+        ) : (
+          <p>Nada pendiente en esta lista.</p>
+        )
       ) : (
         <table class="table">
           <thead>
@@ -66,6 +85,7 @@ export function WorklistContent({ kind, rows }: { kind: WorklistKind; rows: Work
           </tbody>
         </table>
       )}
+      {rows.length > 0 && pages}
     </>
   );
 }
@@ -149,7 +169,7 @@ export function AgendaCounts({ counts }: { counts: Record<WorklistKind, number> 
       <ul>
         {WORKLISTS.map((w) => (
           <li data-worklist={w.kind} data-count={String(counts[w.kind])}>
-            <a href={`/agenda/pendientes/?lista=${w.kind}`}>{w.label}</a>: {counts[w.kind] > 200 ? 'más de 200' : counts[w.kind]}
+            <a href={`/agenda/pendientes/?lista=${w.kind}`}>{w.label}</a>: {counts[w.kind] > WORKLIST_LIMIT ? `más de ${WORKLIST_LIMIT}` : counts[w.kind]}
           </li>
         ))}
       </ul>
