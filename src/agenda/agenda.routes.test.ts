@@ -258,6 +258,8 @@ describe(`agenda pages on ${ENGINE}`, () => {
       '/agenda/citas/nueva/?patient_id=0',
       '/agenda/citas/abc/',
       '/agenda/pendientes/?lista=%00&entidad=%FF',
+      '/agenda/pendientes/?lista=vencidas&pagina=99999999999999999999',
+      '/agenda/pendientes/?lista=cpap&programa=PROGRAMA+AOS&pagina=-3',
       '/agenda/recordatorios/?fecha=2026-02-31',
       '/agenda/consentimiento/abc/',
       '/agenda/ical/..%2F..%2Fetc.ics',
