@@ -96,7 +96,9 @@ type Week = { desde: string; hasta: string };
 
 /**
  * Which rows a list walks and in which order: the same for its rows and for its count, so that the count is always
- * its list's length. `cycle`: the walked row's cycle column; `by`: how a professional is tested (`walked`).
+ * its list's length. `cycle`: the walked row's cycle column; `by`: how a professional is tested (`walked`). A `set`
+ * list walks the cycles (`ingresos as i`): its count under a professional walks the professional's cycles instead
+ * (`professionalsCycles`), with the same conditions.
  */
 interface Walk {
   where: RawBuilder<boolean>;
@@ -162,9 +164,33 @@ function walkOf(kind: WorklistKind, today: string, week: Week): Walk {
  */
 function worklistQuery(db: Executor, kind: WorklistKind, f: WorklistFilters, today: string, week: Week, rows: boolean, at: Slice) {
   const walk = walkOf(kind, today, week);
+  if (!rows && walk.by === 'set' && f.profesional !== null) return professionalsCycles(db, walk, f, at);
   const joined = rows || f.programa !== null || f.entidad !== null;
   const source = joined ? joinedSource(db, kind, rows) : walkedTable(db, kind);
   return walked(source, walk, f, at);
+}
+
+/**
+ * A cycles list's count under a professional (decision 0335), driven from the professional's visits: each of their
+ * cycles once, in citas_profesional_ingreso_idx's order, tested against the list's conditions (and the patient's), to
+ * the count's limit. A count needs no order, so it need not walk the clinic's open cycles by start and build the set of
+ * the professional's (2–6 ms at 100,000 patients, whatever the professional): 0.2–0.6 ms for one of 13,000 cycles,
+ * nothing for one with none. The list's rows keep the walk in their order (`walked`).
+ */
+function professionalsCycles(db: Executor, walk: Walk, f: WorklistFilters, at: Slice) {
+  const cycles = db
+    .selectFrom('citas as cp')
+    .innerJoin('ingresos as i', 'i.id', 'cp.ingreso_id')
+    .select('cp.ingreso_id')
+    .distinct()
+    .where('cp.profesional_id', '=', f.profesional!)
+    .where(walk.where)
+    .limit(at.limit);
+  if (f.programa === null && f.entidad === null) return cycles;
+  let theirs = cycles.innerJoin('patients as p', 'p.id', 'i.paciente_id');
+  if (f.programa !== null) theirs = theirs.where('p.programa', '=', f.programa);
+  if (f.entidad !== null) theirs = theirs.where('p.entidad_salud', '=', f.entidad);
+  return theirs;
 }
 
 /** The walked table alone, its rows' cycle selected. */

@@ -334,6 +334,10 @@ describe(`query plans of the agenda (engine=${ENGINE})`, () => {
       // The cycles lists walk the open cycles by start, the professional's cycles a filter (not read one by one and sorted).
       const sinProxima = await plansOfPage('/agenda/pendientes/?lista=sin_proxima&profesional=1');
       assert.ok(sinProxima.some((p) => p.plan.some((line) => line.includes('SCAN i USING COVERING INDEX ingresos_activo_fecha_idx'))), sinProxima.map((p) => p.plan.join('\n')).join('\n'));
+      // Its count walks the professional's cycles, not the clinic's open cycles (decision 0335).
+      const sinProximaCount = sinProxima.find((p) => /^select \(select count\(\*\)/.test(p.sql))!;
+      assert.ok(sinProximaCount.plan.some((line) => line.includes('SEARCH cp USING COVERING INDEX citas_profesional_ingreso_idx (profesional_id=?)')), sinProximaCount.plan.join('\n'));
+      assert.ok(!sinProximaCount.plan.some((line) => line.includes('ingresos_activo_fecha_idx')), sinProximaCount.plan.join('\n'));
       // The AOS program's open cycles with their latest CPAP download, kept by triggers (decision 0260): walked in the
       // list's order, the dates and figures tested in the index.
       assertUses(await plansOfPage('/agenda/pendientes/?lista=cpap'), ['SCAN k USING COVERING INDEX agenda_cpap_ciclos_fecha_idx']);
