@@ -81,6 +81,8 @@ const CASES: Readonly<Record<string, (world: World) => string[]>> = {
   'agenda.profesionales': () => [...worklistUrls(), ...dayOfUrls],
   'agenda.recursos': () => dayOfUrls,
   'agenda.day': () => clinicDayUrls,
+  // The whole clinic's days' count, kept apart for their later pages (decision 0340).
+  'agenda.days.count': () => clinicDayUrls.filter((url) => url.includes('pagina=')),
   'agenda.day.of': () => dayOfUrls,
   'patients.record': ({ recent }) => recent.map((id) => `/patients/${id}/`),
   'exams.clinical': ({ recent }) => recent.map((id) => `/exams/${id}/`),

@@ -20,6 +20,9 @@ export const AGENDA_PAGE_SIZE = 100;
 /** Visits one professional's or one resource's days show at most (a week is a few dozen). */
 const AGENDA_WHOLE_LIMIT = 1000;
 
+/** The states of a visit the day and week do not show (none is booked, attended or missed). */
+const NOT_BOOKED = ['PENDIENTE', 'CANCELADA', 'PAUSADA'] as const;
+
 /** Which of the views a request asks for: the statements differ by the filters given. */
 type Shape = 'clinica' | 'profesional' | 'recurso' | 'ambos';
 
@@ -41,11 +44,12 @@ function argumentsOf(f: AgendaFilters): { shape: Shape; args: (string | number)[
  */
 function bookedOn(db: Executor, shape: Shape, args: readonly unknown[]) {
   const [lo, hi, first, second] = args as [unknown, unknown, number, number];
-  let q = db
-    .selectFrom('citas as c')
-    // Booked, attended or missed, said as "none of the others": an equality on estado would make SQLite (no
-    // statistics) walk every booked visit of the clinic's history by estado instead of the days' range by date.
-    .where('c.estado', 'not in', ['PENDIENTE', 'CANCELADA', 'PAUSADA']);
+  let q = db.selectFrom('citas as c');
+  // Booked, attended or missed, said as "none of the others": an equality on estado would make SQLite (no
+  // statistics) walk every booked visit of the clinic's history by estado instead of the days' range by date. Said as
+  // inequalities, not `not in`: SQLite tested each index entry against a list it built (a week's count of ~8,000
+  // visits 2.1 ms, with inequalities 1.35; decision 0340).
+  for (const estado of NOT_BOOKED) q = q.where('c.estado', '<>', estado);
   // The days bounded once, in the terms of the index that serves the view (a booked visit has both): bounded twice,
   // PostgreSQL took the two ranges as independent, expected one visit instead of a thousand and joined row by row
   // (decision 0240). The whole clinic: citas_dia_idx by date; a professional or a resource: their index by minute.

@@ -147,22 +147,44 @@ export const worklistControlsPage = declarePage<ReturnType<typeof controlsInput>
 /** What both day pages read: the visits, their patients, kinds, professionals and resources. */
 const DAY_TABLES = ['citas', 'patients', 'agenda_tipos', 'users', 'agenda_recursos'] as const;
 
-/** A day page's input: the parsed query and today (the page links to today). */
-type DayInput = { query: AgendaQuery; today: string };
+/**
+ * A day page's input: the parsed query and today (the page links to today); for a later page of the whole clinic's
+ * days, how many visits they hold (kept apart, agendaDaysCountPage), by which they are paged (counted by the render
+ * when not given).
+ */
+type DayInput = { query: AgendaQuery; today: string; total?: number };
+
+/** The days a query shows: one, or the week that holds it. */
+export const daysOf = (q: AgendaQuery) => {
+  const desde = q.semana ? weekStart(q.fecha) : q.fecha;
+  return { desde, hasta: q.semana ? addDays(desde, 6) : q.fecha };
+};
+
+/**
+ * How many visits the whole clinic's day or week holds: kept per days and version of the visits, so that each of a
+ * week's 70 pages read anew counts them once, not once a page (decision 0340).
+ */
+export const agendaDaysCountPage = declarePage<{ desde: string; hasta: string }, number>({
+  name: 'agenda.days.count',
+  tables: ['citas'],
+  maxBytes: 64 * 1024,
+  async render(db, { desde, hasta }) {
+    return { node: <></>, title: 'Agenda', meta: await countBookedVisits(db, { desde, hasta, profesional: null, recurso: null }) };
+  },
+});
 
 /** What the day and week show, read and laid out once for both pages below; `heading` and `form` say where those go. */
-async function renderDays(db: Executor, { query: q, today }: DayInput, place: { heading: ComponentChildren; form: ComponentChildren }) {
-  const desde = q.semana ? weekStart(q.fecha) : q.fecha;
-  const hasta = q.semana ? addDays(desde, 6) : q.fecha;
+async function renderDays(db: Executor, { query: q, today, total }: DayInput, place: { heading: ComponentChildren; form: ComponentChildren }) {
+  const { desde, hasta } = daysOf(q);
   const step = q.semana ? 7 : 1;
   const filters = { desde, hasta, profesional: q.profesional, recurso: q.recurso };
   // The whole clinic's days a hundred visits at a time (a page past the last shows the last); anyone's, whole.
   let paging: { total: number; page: number; pageCount: number } | null = null;
   let visits;
   if (q.profesional === null && q.recurso === null) {
-    const total = await countBookedVisits(db, filters);
-    const { page, pageCount, offset } = pageOf(q.pagina, total, AGENDA_PAGE_SIZE);
-    paging = { total, page, pageCount };
+    const counted = total ?? (await countBookedVisits(db, filters));
+    const { page, pageCount, offset } = pageOf(q.pagina, counted, AGENDA_PAGE_SIZE);
+    paging = { total: counted, page, pageCount };
     visits = await listBookedVisits(db, filters, { offset, limit: AGENDA_PAGE_SIZE });
   } else {
     visits = await listBookedVisits(db, filters);

@@ -15,7 +15,7 @@ import { ConsentPage, FeedPage, RemindersPage } from './views/contact.views.js';
 import { findAjustes, findBookingPatient, listCycleExamsOn, listTipos } from './agenda.repository.js';
 import { findVisitDetail, listBookedVisits, listCycleVisits, listVisitHistoryWithUsers } from './agenda.day.repository.js';
 import type { WorklistKind } from './agenda.worklists.repository.js';
-import { agendaCountsPage, agendaDayOfPage, agendaDayPage, controlsInput, countsInput, profesionalChoices, profesionalesPage, recursoChoices, recursosPage, worklistControlsPage, worklistInput, worklistPage } from './agenda.pages.js';
+import { agendaCountsPage, agendaDayOfPage, agendaDayPage, agendaDaysCountPage, controlsInput, daysOf, countsInput, profesionalChoices, profesionalesPage, recursoChoices, recursosPage, worklistControlsPage, worklistInput, worklistPage } from './agenda.pages.js';
 import { sendKeptPage } from '../platform/pages/cached-page.js';
 import { listConsents, listFeedsOf, listFeedVisits, listRemindersOn, liveChannelsOf } from './agenda.contact.repository.js';
 import { reminderText, startMinute, weekStart, whatsappLink } from './agenda.rules.js';
@@ -32,6 +32,8 @@ export interface AgendaRoutesOptions {
 
 /** The worklists' kept parts, read together (the route's order of use). */
 const WORKLIST_PARTS = [profesionalesPage, agendaCountsPage, worklistPage, worklistControlsPage] as const;
+/** The whole clinic's days and their count, read together. */
+const CLINIC_DAY_PARTS = [agendaDaysCountPage, agendaDayPage] as const;
 /** The catalogues a professional's or a resource's day shows, read together. */
 const CATALOGUE_PARTS = [profesionalesPage, recursosPage] as const;
 
@@ -43,7 +45,14 @@ export async function agendaRoutes(app: FastifyInstance, options: AgendaRoutesOp
   app.get('/', async (request, reply) => {
     const day = today(app.deps);
     const query = parseAgendaQuery(request.query, day);
-    if (query.profesional === null && query.recurso === null) return sendKeptPage(request, reply, (await app.pages.get(agendaDayPage, { query, today: day }))!);
+    if (query.profesional === null && query.recurso === null) {
+      // The whole clinic's days. Their first page, the one staff open, is one kept part that counts its days when
+      // rendered; a later page is paged by the count kept apart (decision 0340), both versions read in one statement.
+      if (query.pagina <= 1) return sendKeptPage(request, reply, (await app.pages.get(agendaDayPage, { query, today: day }))!);
+      const parts = await app.pages.together(CLINIC_DAY_PARTS);
+      const total = (await parts.get(agendaDaysCountPage, daysOf(query)))!.meta;
+      return sendKeptPage(request, reply, (await parts.get(agendaDayPage, { query, today: day, total }))!);
+    }
     // Someone's or something's days, rendered each time; whose they are and the filter form come from the
     // professionals and the resources kept apart, their versions read in one statement (decision 0310).
     const catalogues = await app.pages.together(CATALOGUE_PARTS);
