@@ -207,6 +207,8 @@ describe(`agenda pages on ${ENGINE}`, () => {
     // Under filters the count stops at a page: more than 50, the pages go on as long as rows follow, without a last one.
     const firstFiltered = await client.get(filtered);
     assert.match(firstFiltered.body, /data-count="51">Activos sin próxima cita \(más de 50\)/);
+    // The other lists' links keep the filters.
+    assert.match(firstFiltered.body, /href="\/agenda\/pendientes\/\?lista=vencidas&amp;programa=PROGRAMA\+INSOMNIO&amp;entidad=ENTITY_B"/);
     assert.match(firstFiltered.body, /Página 1<\/span>/);
     assert.doesNotMatch(firstFiltered.body, /Última/);
     assert.match(firstFiltered.body, /href="\/agenda\/pendientes\/\?lista=sin_proxima&amp;programa=PROGRAMA\+INSOMNIO&amp;entidad=ENTITY_B&amp;pagina=2" rel="next"/);

@@ -4,6 +4,7 @@ import { formatDateEs } from '../../shared/dates.js';
 import { SelectField, type Choice, type FormValues } from '../../web/fields.js';
 import { ContentMarker, Prerendered, type Markup } from '../../web/render.js';
 import { Pagination } from '../../web/pagination.js';
+import { listUrl } from '../../web/form.js';
 import { WORKLIST_LIMIT, type WorklistFilters, type WorklistKind, type WorklistRow } from '../agenda.worklists.repository.js';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -31,8 +32,8 @@ export interface WorklistPaging {
   hasNext: boolean;
 }
 
-/** The query of a worklist's links: the list and its filters (empty ones left out by the links). */
-export const worklistParams = (kind: WorklistKind, f: WorklistFilters) => ({ lista: kind, programa: f.programa, entidad: f.entidad, profesional: f.profesional });
+/** The query of a worklist's page links: the list and its filters (empty ones left out, as its tabs leave them). */
+const worklistParams = (kind: WorklistKind, f: WorklistFilters) => ({ lista: kind, programa: f.programa, entidad: f.entidad, profesional: f.profesional });
 
 /**
  * GET /agenda/pendientes/, the kept part: the list's heading and a page of its rows. The lists' links with their counts
@@ -111,8 +112,7 @@ const UNKNOWN_FILTER_LABEL: Record<UnknownFilter, string> = {
 
 /** The five lists' links with their counts, and the filters: a kept part of its own, in the kept list's hole (decision 0265). */
 export function WorklistControls(p: WorklistControlsProps) {
-  const query = (kind: WorklistKind) =>
-    `/agenda/pendientes/?lista=${kind}${p.values.programa ? `&programa=${encodeURIComponent(p.values.programa)}` : ''}${p.values.entidad ? `&entidad=${encodeURIComponent(p.values.entidad)}` : ''}${p.values.profesional ? `&profesional=${p.values.profesional}` : ''}`;
+  const query = (kind: WorklistKind) => listUrl('/agenda/pendientes/', { lista: kind, programa: p.values.programa, entidad: p.values.entidad, profesional: p.values.profesional });
   return (
     <>
       <nav class="actions" aria-label="Listas">
