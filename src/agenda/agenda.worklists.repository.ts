@@ -155,7 +155,7 @@ function walkOf(kind: WorklistKind, today: string, week: Week): Walk {
 }
 
 /**
- * One worklist's statement, in list order, the slice `at` of it (a page of rows; to count, the first WORKLIST_LIMIT + 1).
+ * One worklist's statement, in list order, the slice `at` of it (a page of rows; to count, the first countLimit + 1).
  * `rows: false` selects the cycle's id alone: a count needs no patient's name, and better-sqlite3 then builds no row
  * of eleven columns for each of the 201 rows counted. When no filter reads the patient either, a count walks its
  * table alone, without the cycle, the patient and the visit kind each row would join (decision 0305): every one of
@@ -164,7 +164,7 @@ function walkOf(kind: WorklistKind, today: string, week: Week): Walk {
  */
 function worklistQuery(db: Executor, kind: WorklistKind, f: WorklistFilters, today: string, week: Week, rows: boolean, at: Slice) {
   const walk = walkOf(kind, today, week);
-  if (!rows && walk.by === 'set' && f.profesional !== null) return professionalsCycles(db, walk, f, at);
+  if (!rows && walk.by === 'set' && f.profesional !== null) return professionalsCycles(db, walk, f, at.limit);
   const joined = rows || f.programa !== null || f.entidad !== null;
   const source = joined ? joinedSource(db, kind, rows) : walkedTable(db, kind);
   return walked(source, walk, f, at);
@@ -177,7 +177,7 @@ function worklistQuery(db: Executor, kind: WorklistKind, f: WorklistFilters, tod
  * the professional's (2–6 ms at 100,000 patients, whatever the professional): 0.2–0.6 ms for one of 13,000 cycles,
  * nothing for one with none. The list's rows keep the walk in their order (`walked`).
  */
-function professionalsCycles(db: Executor, walk: Walk, f: WorklistFilters, at: Slice) {
+function professionalsCycles(db: Executor, walk: Walk, f: WorklistFilters, limit: number) {
   const cycles = db
     .selectFrom('citas as cp')
     .innerJoin('ingresos as i', 'i.id', 'cp.ingreso_id')
@@ -185,7 +185,7 @@ function professionalsCycles(db: Executor, walk: Walk, f: WorklistFilters, at: S
     .distinct()
     .where('cp.profesional_id', '=', f.profesional!)
     .where(walk.where)
-    .limit(at.limit);
+    .limit(limit);
   if (f.programa === null && f.entidad === null) return cycles;
   let theirs = cycles.innerJoin('patients as p', 'p.id', 'i.paciente_id');
   if (f.programa !== null) theirs = theirs.where('p.programa', '=', f.programa);
