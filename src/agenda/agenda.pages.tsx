@@ -44,8 +44,9 @@ export const worklistInput = (kind: WorklistKind, filters: WorklistFilters, toda
   return { kind, ...countsInput(filters, today), page: window.page, pageCount: known ? window.pageCount : null };
 };
 
-const weekOf = (today: string) => {
-  const desde = weekStart(today);
+/** The week (Monday to Sunday) that holds a day. */
+const weekOf = (day: string) => {
+  const desde = weekStart(day);
   return { desde, hasta: addDays(desde, 6) };
 };
 
@@ -155,10 +156,7 @@ const DAY_TABLES = ['citas', 'patients', 'agenda_tipos', 'users', 'agenda_recurs
 type DayInput = { query: AgendaQuery; today: string; total?: number };
 
 /** The days a query shows: one, or the week that holds it. */
-export const daysOf = (q: AgendaQuery) => {
-  const desde = q.semana ? weekStart(q.fecha) : q.fecha;
-  return { desde, hasta: q.semana ? addDays(desde, 6) : q.fecha };
-};
+export const daysOf = (q: AgendaQuery) => (q.semana ? weekOf(q.fecha) : { desde: q.fecha, hasta: q.fecha });
 
 /**
  * How many visits the whole clinic's day or week holds: kept per days and version of the visits, so that each of a

@@ -32,8 +32,11 @@ export interface WorklistPaging {
   hasNext: boolean;
 }
 
-/** The query of a worklist's page links: the list and its filters (empty ones left out, as its tabs leave them). */
-const worklistParams = (kind: WorklistKind, f: WorklistFilters) => ({ lista: kind, programa: f.programa, entidad: f.entidad, profesional: f.profesional });
+/** A worklist's filters as a query: the parsed ones, or the filter form's values ('' for none). */
+type FilterParams = { programa?: string | null; entidad?: string | null; profesional?: string | number | null };
+
+/** The query of a worklist's links, its tabs and its pages: the list and its filters (empty ones left out by listUrl). */
+const worklistParams = (kind: WorklistKind, f: FilterParams) => ({ lista: kind, programa: f.programa, entidad: f.entidad, profesional: f.profesional });
 
 /**
  * GET /agenda/pendientes/, the kept part: the list's heading and a page of its rows. The lists' links with their counts
@@ -112,7 +115,7 @@ const UNKNOWN_FILTER_LABEL: Record<UnknownFilter, string> = {
 
 /** The five lists' links with their counts, and the filters: a kept part of its own, in the kept list's hole (decision 0265). */
 export function WorklistControls(p: WorklistControlsProps) {
-  const query = (kind: WorklistKind) => listUrl('/agenda/pendientes/', { lista: kind, programa: p.values.programa, entidad: p.values.entidad, profesional: p.values.profesional });
+  const query = (kind: WorklistKind) => listUrl('/agenda/pendientes/', worklistParams(kind, p.values));
   return (
     <>
       <nav class="actions" aria-label="Listas">
