@@ -218,6 +218,20 @@ export const keyOf = (input: unknown): string => JSON.stringify(input);
 const KNOWN = new Set(KNOWN_TABLES);
 const RAW_TABLE = new RegExp(`\\b(${KNOWN_TABLES.join('|')})\\b`, 'g');
 
+/**
+ * The tables raw SQL names, by its fragments. A tagged template's fragments are one array per place in the code, so
+ * each place is searched once: a worklist's query holds dozens of raw fragments, searched on every render before.
+ */
+const rawTables = new WeakMap<readonly string[], readonly string[]>();
+function rawTablesOf(fragments: readonly string[]): readonly string[] {
+  let tables = rawTables.get(fragments);
+  if (tables === undefined) {
+    tables = [...new Set(fragments.flatMap((fragment) => [...fragment.matchAll(RAW_TABLE)].map((m) => m[1]!)))];
+    rawTables.set(fragments, tables);
+  }
+  return tables;
+}
+
 /** The schema's tables a query's tree names (its own tables, joins, subqueries, and inside raw SQL). */
 export function tablesOf(node: OperationNode): Set<string> {
   const found = new Set<string>();
@@ -230,9 +244,7 @@ export function tablesOf(node: OperationNode): Set<string> {
     const n = value as { kind?: string; table?: { identifier?: { name?: string } }; sqlFragments?: readonly string[] };
     // A table node also stands for an alias in a column reference (p.id): only the schema's tables count.
     if (n.kind === 'TableNode' && n.table?.identifier?.name && KNOWN.has(n.table.identifier.name)) found.add(n.table.identifier.name);
-    if (n.kind === 'RawNode' && n.sqlFragments) {
-      for (const fragment of n.sqlFragments) for (const m of fragment.matchAll(RAW_TABLE)) found.add(m[1]!);
-    }
+    if (n.kind === 'RawNode' && n.sqlFragments) for (const table of rawTablesOf(n.sqlFragments)) found.add(table);
     for (const v of Object.values(value)) visit(v);
   };
   visit(node);
