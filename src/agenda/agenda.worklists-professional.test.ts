@@ -9,7 +9,7 @@ import type { Db } from '../db/database.js';
 import { createTestContext, createUser, ENGINE, type TestContext } from '../../test/helpers.js';
 import { createPatient } from '../../test/fixtures/patient.fixtures.js';
 import { visitRow, type VisitEstado } from '../../test/fixtures/agenda.fixtures.js';
-import { countWorklists, listWorklist, WORKLIST_KINDS, type WorklistFilters } from './agenda.worklists.repository.js';
+import { countWorklists, FEW_VISITS, listWorklist, WORKLIST_KINDS, type WorklistFilters } from './agenda.worklists.repository.js';
 
 // A Wednesday: semana runs from today to Sunday, vencidas is what fell due before today.
 const TODAY = '2026-11-25';
@@ -106,13 +106,18 @@ describe(`the worklists filtered by a professional (engine=${ENGINE})`, () => {
       for (const [name, id] of Object.entries(prof)) {
         const cycles = await cyclesOf(id);
         const f: WorklistFilters = { ...others, profesional: id };
-        const counts = await countWorklists(db, f, TODAY, WEEK);
-        for (const kind of WORKLIST_KINDS) {
-          const expected = (await listWorklist(db, kind, unfiltered, TODAY, WEEK)).filter((r) => cycles.has(r.ingreso_id));
-          const shown = await listWorklist(db, kind, f, TODAY, WEEK);
-          assert.deepEqual(shown, expected, `${kind}, professional ${name}, ${JSON.stringify(others)}`);
-          assert.equal(counts[kind], expected.length, `the count of ${kind}, professional ${name}, ${JSON.stringify(others)}`);
-          if (expected.length > 0) nonEmpty++;
+        // Both ways (decision 0345): this clinic's professionals have few visits, so their lists are led by their
+        // cycles; with `few` 0 every list is walked, as a busy professional's is.
+        for (const [way, few] of [['led', FEW_VISITS], ['walked', 0]] as const) {
+          const counts = await countWorklists(db, f, TODAY, WEEK, few);
+          for (const kind of WORKLIST_KINDS) {
+            const expected = (await listWorklist(db, kind, unfiltered, TODAY, WEEK)).filter((r) => cycles.has(r.ingreso_id));
+            const shown = await listWorklist(db, kind, f, TODAY, WEEK, undefined, few);
+            const what = `${kind}, professional ${name}, ${way}, ${JSON.stringify(others)}`;
+            assert.deepEqual(shown, expected, what);
+            assert.equal(counts[kind], expected.length, `the count of ${what}`);
+            if (expected.length > 0 && way === 'led') nonEmpty++;
+          }
         }
       }
     }

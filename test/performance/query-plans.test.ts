@@ -18,6 +18,9 @@ import { buildApp } from '../../src/app.js';
 import type { Db } from '../../src/db/database.js';
 import { createPatient } from '../fixtures/patient.fixtures.js';
 import { findPeopleBornOn } from '../../src/patients/identity.repository.js';
+import { FEW_VISITS, WORKLIST_KINDS } from '../../src/agenda/agenda.worklists.repository.js';
+import { addDays } from '../../src/shared/dates.js';
+import { visitRow } from '../fixtures/agenda.fixtures.js';
 import { ENGINE, TestClient, TestClock, createTestDatabase, createUser, login, testConfig, type TestDatabase } from '../helpers.js';
 import type { FastifyInstance } from 'fastify';
 
@@ -277,6 +280,18 @@ describe(`query plans (engine=${ENGINE})`, () => {
 // due visits are walked in the PENDIENTE visits' partial index, and most lists test the professional by a seek per
 // row walked (decision 0290). SQLite's plans are asserted by name (its choices are the benchmark's); PostgreSQL's, only that no
 // large table is scanned in full (its planner has statistics and may take another index on a few rows).
+/**
+ * Gives the professional FEW_VISITS cancelled visits (one a day from 2024), once: their worklists are then walked in
+ * the lists' order, each walked row tested against their cycles, as a busy professional's are (decision 0345).
+ */
+async function makeBusy(profesional: number): Promise<void> {
+  const has = await db.selectFrom('citas').select(sql<number | string>`count(*)`.as('n')).where('profesional_id', '=', profesional).executeTakeFirstOrThrow();
+  if (Number(has.n) >= FEW_VISITS) return;
+  const p = await createPatient(db, { nombre: 'Agenda', apellido: 'Llena' }, { fechaInicio: '2024-01-01' });
+  const rows = Array.from({ length: FEW_VISITS }, (_, i) => visitRow({ patient: p, estado: 'CANCELADA', fecha: addDays('2024-01-02', i), profesional, now: '2026-01-01T15:00:00.000Z' }));
+  await db.insertInto('citas').values(rows).execute();
+}
+
 describe(`query plans of the agenda (engine=${ENGINE})`, () => {
   const day = '2026-11-23';
   test('the day of the whole clinic is a range of citas_dia_idx, counted and paged in it; of a professional, of citas_profesional_idx', async () => {
@@ -315,6 +330,7 @@ describe(`query plans of the agenda (engine=${ENGINE})`, () => {
   });
 
   test("the worklists' professional filter and the no-shows use their indexes", async () => {
+    await makeBusy(1);
     const plans = await plansOfPage('/agenda/pendientes/?lista=inasistencias&profesional=1');
     assertUses(
       plans,
@@ -360,6 +376,7 @@ describe(`query plans of the agenda (engine=${ENGINE})`, () => {
   });
 
   test("the due visits' lists walk the PENDIENTE visits' index; filtered by a professional, a seek per visit walked", async () => {
+    await makeBusy(1);
     for (const lista of ['semana', 'vencidas']) {
       const plans = await plansOfPage(`/agenda/pendientes/?lista=${lista}&profesional=1`);
       // The partial index of the PENDIENTE visits holds each one's cycle and kind (decision 0290): no visit's row is
@@ -371,6 +388,30 @@ describe(`query plans of the agenda (engine=${ENGINE})`, () => {
           : [],
       );
       if (SQLITE) assert.ok(!plans.some((p) => p.plan.some((line) => /citas_estado_vence_idx/.test(line))), 'the index of every visit by state is gone');
+    }
+  });
+
+  test('a professional of few visits has every list led by their cycles, never a walk of the clinic\'s list (decision 0345)', async () => {
+    const few = await createUser(db);
+    const p = await createPatient(db, { nombre: 'Pocas', apellido: 'Citas' }, { fechaInicio: '2026-05-01' });
+    await db.insertInto('citas').values(visitRow({ patient: p, estado: 'ATENDIDA', fecha: '2026-06-01', profesional: few.id, now: '2026-06-01T15:00:00.000Z' })).execute();
+    for (const lista of WORKLIST_KINDS) {
+      for (const programa of ['', '&programa=PROGRAMA+AOS']) {
+        const url = `/agenda/pendientes/?lista=${lista}&profesional=${few.id}${programa}`;
+        const plans = await plansOfPage(url);
+        // The five counts in one statement, and the list's page.
+        const lists = plans.filter((s) => /^select \(select count\(\*\)|^select "p"\."id" as "paciente_id"/.test(s.sql));
+        assert.equal(lists.length, 2, `${url}: the counts and the list`);
+        assertUses(lists, []);
+        if (SQLITE) {
+          for (const { sql: text, plan } of lists) {
+            // Each list's rows are found by the professional's cycles, one seek each, not the list walked in its order.
+            const where = `${url}\n${text}\n  ${plan.join('\n  ')}`;
+            assert.ok(plan.some((line) => /SEARCH [cnik] USING .*\((ingreso_id|rowid)=\?/.test(line)), where);
+            assert.ok(!plan.some((line) => /citas_pendientes_idx \(vence_el|SCAN n USING|SCAN k USING|ingresos_activo_fecha_idx/.test(line)), where);
+          }
+        }
+      }
     }
   });
 });
