@@ -49,30 +49,45 @@ export function Messages({ ctx }: { ctx: PageContext }) {
  * is the one part written per page.
  */
 export function Layout({ ctx, title, children }: { ctx: PageContext; title: string; children: ComponentChildren }) {
-  const fullTitle = `${title} · Somno`;
-  const props = shellProps(ctx);
-  if (ctx.messages.length > 0 || ctx.restoredForm) return <LayoutMarkup shell={props} messages={<Messages ctx={ctx} />} title={fullTitle}>{children}</LayoutMarkup>;
-  const key = keyOf(props);
-  let shell = shells.get(key);
-  if (shell === undefined) {
-    shell = renderFrame(<LayoutMarkup shell={props} messages={null} title={<ContentMarker />}>{<ContentMarker />}</LayoutMarkup>, 2);
-    if (shells.size >= SHELLS_MAX) shells.clear();
-    shells.set(key, shell);
-  }
+  const shell = keptShell(ctx);
+  if (shell === null) return <LayoutMarkup shell={shellProps(ctx)} messages={<Messages ctx={ctx} />} title={fullTitle(title)}>{children}</LayoutMarkup>;
   return (
     <>
-      <FragmentSlot fragment={shell[0]!} />
-      {fullTitle}
-      <FragmentSlot fragment={shell[1]!} />
+      <FragmentSlot fragment={shell[0]} />
+      {fullTitle(title)}
+      <FragmentSlot fragment={shell[1]} />
       {children}
-      <FragmentSlot fragment={shell[2]!} />
+      <FragmentSlot fragment={shell[2]} />
     </>
   );
 }
 
+/** The text of the page's title element. */
+export const fullTitle = (title: string): string => `${title} · Somno`;
+
+/**
+ * The layout around the title and around the content, as three kept fragments (what comes before the title, between
+ * the title and the content, after the content), or null when the page shows messages (the layout is then rendered
+ * with them). A kept page is put together from these and its own fragments without rendering (sendKeptPage).
+ */
+export function keptShell(ctx: PageContext): KeptShell | null {
+  if (ctx.messages.length > 0 || ctx.restoredForm) return null;
+  const props = shellProps(ctx);
+  const key = keyOf(props);
+  let shell = shells.get(key);
+  if (shell === undefined) {
+    shell = renderFrame(<LayoutMarkup shell={props} messages={null} title={<ContentMarker />}>{<ContentMarker />}</LayoutMarkup>, 2) as unknown as KeptShell;
+    if (shells.size >= SHELLS_MAX) shells.clear();
+    shells.set(key, shell);
+  }
+  return shell;
+}
+
 /** Layouts kept: one per user and current menu entry (about 2 KB each). */
 const SHELLS_MAX = 1000;
-const shells = new Map<string, Fragment[]>();
+const shells = new Map<string, KeptShell>();
+
+type KeptShell = readonly [beforeTitle: Fragment, beforeContent: Fragment, afterContent: Fragment];
 
 /** Everything the layout shows besides the title, the messages and the content: its key too. */
 interface ShellProps {

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { h, type VNode } from 'preact';
+import { Fragment as PreactFragment, h, type ComponentChildren, type VNode } from 'preact';
 import { jsxTemplate } from 'preact/jsx-runtime';
 import { render } from 'preact-render-to-string';
 import type { RestoredForm, SessionUser } from './deps.js';
@@ -140,7 +140,36 @@ export function FragmentSlot({ fragment }: { fragment: Fragment }) {
  * measure its UTF-8 length and the socket encode it again).
  */
 export function sendPage(reply: FastifyReply, page: VNode, status = 200): FastifyReply {
-  const { parts } = renderParts(page, '<!doctype html>', false);
+  return sendParts(reply, renderParts(page, DOCTYPE, false).parts, status);
+}
+
+/**
+ * Sends a page made of pieces in order, the same bytes as rendering them as the children of one fragment with
+ * sendPage: a kept fragment placed as it is, text escaped as preact escapes a text child, anything else rendered. A
+ * kept page is mostly fragments: it is put together without a render of the whole.
+ */
+export function sendPieces(reply: FastifyReply, pieces: readonly (Fragment | string | ComponentChildren)[], status = 200): FastifyReply {
+  const parts: FragmentPart[] = [DOCTYPE_BYTES];
+  for (const piece of pieces) {
+    if (typeof piece === 'string') {
+      if (piece !== '') parts.push(Buffer.from(escapeAsPreact(piece)));
+    } else if (isFragment(piece)) {
+      for (const part of piece.parts) parts.push(part);
+    } else if (piece !== null && piece !== undefined) {
+      for (const part of renderParts(h(PreactFragment, null, piece), '', false).parts) parts.push(part);
+    }
+  }
+  return sendParts(reply, parts, status);
+}
+
+const DOCTYPE = '<!doctype html>';
+const DOCTYPE_BYTES = Buffer.from(DOCTYPE);
+
+const isFragment = (piece: unknown): piece is Fragment =>
+  typeof piece === 'object' && piece !== null && Array.isArray((piece as Fragment).parts) && typeof (piece as Fragment).size === 'number';
+
+/** Sends the parts as one body, the request's CSRF field where each null stands. */
+function sendParts(reply: FastifyReply, parts: readonly FragmentPart[], status: number): FastifyReply {
   let field: Buffer | null = null;
   const body = parts.map(
     (part) => part ?? (field ??= Buffer.from(`<input type="hidden" name="csrfmiddlewaretoken" value="${escapeAttribute(csrfToken(reply))}"/>`)),
