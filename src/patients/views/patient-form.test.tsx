@@ -34,4 +34,12 @@ describe('the patient form rendered once', () => {
     assert.doesNotMatch(html, /<script>|<b>|"x"/);
     assert.match(html, /<input id="id_nombre" name="nombre" type="text" value="&lt;script>alert\(1\)&lt;\/script> &quot;x&quot; &amp; &lt;b>"/);
   });
+
+  test('names each choice once: its code and its name, never the code twice', () => {
+    const html = prerendered({ tipo_documento: 'CC', tipo_usuario: '04' });
+    assert.match(html, /<option value="CC" selected>CC · Cédula de ciudadanía<\/option>/);
+    assert.match(html, /<option value="04" selected>04 Subsidiado<\/option>/);
+    assert.match(html, /<option value="01">01 Contributivo cotizante<\/option>/);
+    assert.doesNotMatch(html, /(\d\d) · \1 /);
+  });
 });

@@ -55,7 +55,11 @@ function inTypeaheadOrder(name: string, choices: readonly Choice<string | number
 
 /** Options as strings, plus the posted value when it is not one of them, so an invalid choice is shown again. */
 function withPosted(choices: readonly Choice<string | number>[], posted: string): { value: string; label: string }[] {
-  const list = choices.map((c) => ({ value: String(c.value), label: c.value === c.label ? c.label : `${c.value} · ${c.label}` }));
+  // A label that already begins with its code (RIPS's user types) is shown as it is: never «01 · 01 Contributivo…».
+  const list = choices.map((c) => ({
+    value: String(c.value),
+    label: c.value === c.label || c.label.startsWith(`${c.value} `) ? c.label : `${c.value} · ${c.label}`,
+  }));
   if (posted !== '' && !list.some((c) => c.value === posted)) list.push({ value: posted, label: `${posted} (no válido)` });
   return list;
 }
