@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PatientHistoryCache } from '../audit/audit.history-cache.js';
-import { historyWithViews, PatientHistory } from '../audit/views/patient-history.js';
+import { historyWithViews, patientHistoryFragment } from '../audit/views/patient-history.js';
 import { sendKeptPage } from '../platform/pages/cached-page.js';
 import { actionContext } from '../web/action-context.js';
 import { today } from '../web/deps.js';
 import type { FieldErrors, FormValues } from '../web/fields.js';
 import { parseId, queryValue } from '../web/form.js';
-import { pageContext, redirectWith, sendPage } from '../web/render.js';
+import { FragmentSlot, pageContext, redirectWith, sendPage } from '../web/render.js';
 import { DEFAULT_DEPARTAMENTO } from './divipola.js';
 import type { PersonCandidate } from './identity.repository.js';
 import { createPatient, recordPatientView, updatePatientRecord } from './patient.actions.js';
@@ -83,7 +83,7 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
       ? await historyWithViews(db, patientId, HISTORY_LIMIT, app.auditViews.pendingForPatient(patientId), deps.config.timeZone)
       : await historyCache.rows(db, patientId, HISTORY_LIMIT, []);
     return sendKeptPage(request, reply, record, {
-      after: <PatientHistory count={history.count} rows={history.rows} limit={HISTORY_LIMIT} patientId={patientId} includeViews={includeViews} />,
+      after: <FragmentSlot fragment={patientHistoryFragment({ count: history.count, rows: history.rows, limit: HISTORY_LIMIT, patientId, includeViews })} />,
     });
   };
 

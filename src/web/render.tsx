@@ -155,11 +155,33 @@ export function sendPieces(reply: FastifyReply, pieces: readonly (Fragment | str
       if (piece !== '') parts.push(Buffer.from(escapeAsPreact(piece)));
     } else if (isFragment(piece)) {
       for (const part of piece.parts) parts.push(part);
-    } else if (piece !== null && piece !== undefined) {
-      for (const part of renderParts(h(PreactFragment, null, piece), '', false).parts) parts.push(part);
+    } else {
+      pushPartsOf(parts, piece);
     }
   }
   return sendParts(reply, parts, status);
+}
+
+/**
+ * The parts of nodes as their render gives them, into `parts`: a kept fragment's slot placed without a render, an
+ * array piece by piece, nothing for what preact renders as nothing, anything else rendered.
+ */
+function pushPartsOf(parts: FragmentPart[], children: ComponentChildren): void {
+  if (children === null || children === undefined || typeof children === 'boolean') return;
+  if (Array.isArray(children)) {
+    for (const child of children) pushPartsOf(parts, child as ComponentChildren);
+  } else if (typeof children === 'object' && 'type' in children && children.type === FragmentSlot) {
+    for (const part of (children.props as { fragment: Fragment }).fragment.parts) parts.push(part);
+  } else {
+    for (const part of renderParts(h(PreactFragment, null, children), '', false).parts) parts.push(part);
+  }
+}
+
+/** Nodes as a fragment, the same bytes as their render (kept fragments' slots placed without one). */
+export function fragmentOf(children: ComponentChildren): Fragment {
+  const parts: FragmentPart[] = [];
+  pushPartsOf(parts, children);
+  return { parts, size: parts.reduce((n, part) => n + (part?.length ?? 0), 0) };
 }
 
 const DOCTYPE = '<!doctype html>';
