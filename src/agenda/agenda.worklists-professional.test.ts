@@ -108,10 +108,12 @@ describe(`the worklists filtered by a professional (engine=${ENGINE})`, () => {
         const f: WorklistFilters = { ...others, profesional: id };
         // Both ways (decision 0345): this clinic's professionals have few visits, so their lists are led by their
         // cycles; with `few` 0 every list is walked, as a busy professional's is.
+        const expectedOf = new Map<string, Awaited<ReturnType<typeof listWorklist>>>();
+        for (const kind of WORKLIST_KINDS) expectedOf.set(kind, (await listWorklist(db, kind, unfiltered, TODAY, WEEK)).filter((r) => cycles.has(r.ingreso_id)));
         for (const [way, few] of [['led', FEW_VISITS], ['walked', 0]] as const) {
           const counts = await countWorklists(db, f, TODAY, WEEK, few);
           for (const kind of WORKLIST_KINDS) {
-            const expected = (await listWorklist(db, kind, unfiltered, TODAY, WEEK)).filter((r) => cycles.has(r.ingreso_id));
+            const expected = expectedOf.get(kind)!;
             const shown = await listWorklist(db, kind, f, TODAY, WEEK, undefined, few);
             const what = `${kind}, professional ${name}, ${way}, ${JSON.stringify(others)}`;
             assert.deepEqual(shown, expected, what);

@@ -177,11 +177,11 @@ function pushPartsOf(parts: FragmentPart[], children: ComponentChildren): void {
   }
 }
 
-/** Nodes as a fragment, the same bytes as their render (kept fragments' slots placed without one). */
-export function fragmentOf(children: ComponentChildren): Fragment {
+/** The parts of nodes, the same bytes as their render (kept fragments' slots placed without one). */
+export function partsOf(children: ComponentChildren): FragmentPart[] {
   const parts: FragmentPart[] = [];
   pushPartsOf(parts, children);
-  return { parts, size: parts.reduce((n, part) => n + (part?.length ?? 0), 0) };
+  return parts;
 }
 
 const DOCTYPE = '<!doctype html>';
