@@ -1,10 +1,9 @@
 // The audit trail's own use cases: how an export is audited (each feature's export action calls it, and the FHIR
 // exports).
 
-import { inTransaction } from '../platform/writes/transaction.js';
 import type { ActionContext } from '../platform/writes/action-context.js';
 import type { CsvDownload, CsvPage } from '../shared/csv.js';
-import { recordAudit } from './audit.repository.js';
+import { recordAuditAlone } from './audit.repository.js';
 
 export interface ExportSpec extends CsvDownload {
   /** what is exported, as written in the audit trail ('capita', 'patients', …) */
@@ -35,7 +34,5 @@ export function auditedExport(ctx: ActionContext, spec: ExportSpec): CsvDownload
  * downloads above and the FHIR exports write it the same way. `at`: when the export began (now by default).
  */
 export function recordExport(ctx: ActionContext, changes: Record<string, unknown>, { at = ctx.clock.now(), patientId = null }: { at?: Date; patientId?: number | null } = {}): Promise<void> {
-  return inTransaction(ctx.db, (trx) =>
-    recordAudit(trx, { at, actor: ctx.actor, action: 'export', entityType: 'export', patientId, changes, requestId: ctx.requestId ?? null }),
-  );
+  return recordAuditAlone(ctx.db, { at, actor: ctx.actor, action: 'export', entityType: 'export', patientId, changes, requestId: ctx.requestId ?? null });
 }

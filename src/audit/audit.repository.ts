@@ -1,13 +1,14 @@
 import { sql } from 'kysely';
 import { cycleIdsOf, type CycleNumbers } from './audit.format.js';
-import { isPostgres, type Executor } from '../db/database.js';
+import { isPostgres, type Db, type Executor } from '../db/database.js';
 import { VIEW_ACTIONS } from './audit.labels.js';
 import { insertRow, precompiled } from '../platform/writes/prepared.js';
+import { inTransaction, retryingConflicts } from '../platform/writes/transaction.js';
 import { noneOf } from '../platform/tables.js';
 import { actorInactive } from '../shared/domain-error.js';
 import { normalizeForSearch } from '../shared/text.js';
 import { auditRowOf, type AuditEntry } from './audit.rules.js';
-import type { AuditRow } from './audit.table.js';
+import { AUDIT_ROW_COLUMNS, type AuditRow, type NewAuditRow } from './audit.table.js';
 
 export type { AuditEntry };
 
@@ -36,6 +37,38 @@ export async function recordAudit(db: Executor, entry: AuditEntry): Promise<void
     if (actor?.is_active !== 1) throw actorInactive();
   }
   await insertRow(db, 'audit_log', auditRowOf(entry));
+}
+
+/**
+ * The entry inserted only while its actor is active, the actor's row share-locked until the statement commits: on
+ * PostgreSQL, recordAudit's read and insert in one statement (compiled once; PostgreSQL types each value from its
+ * column). Its new id when inserted; none when the actor is inactive.
+ */
+const insertWhileActorActive = precompiled((db: Executor, actorId: number, ...values: NewAuditRow[keyof NewAuditRow][]) =>
+  (db as Db)
+    .insertInto('audit_log')
+    .columns([...AUDIT_ROW_COLUMNS])
+    .expression(
+      db
+        .selectNoFrom(AUDIT_ROW_COLUMNS.map((column, i) => sql`${values[i]}`.as(column)))
+        .where(({ exists }) => exists(db.selectFrom('users').select(sql`1`.as('one')).where('id', '=', actorId).where('is_active', '=', 1).forShare())),
+    )
+    .returning('id'),
+);
+
+/**
+ * Appends one entry as a transaction of its own, durable when this resolves: what recordAudit does inside a change's
+ * transaction, for an entry that records no change (an export, a failed login, a logout, an archive consulted). On
+ * SQLite it joins the group commit like any transaction; on PostgreSQL it is one statement committed by itself,
+ * not BEGIN, the actor's read, the insert and COMMIT: one round trip instead of four (decision 0360).
+ */
+export async function recordAuditAlone(db: Db, entry: AuditEntry): Promise<void> {
+  if (!isPostgres(db)) return inTransaction(db, (trx) => recordAudit(trx, entry));
+  const row = auditRowOf(entry);
+  if (!entry.actor || RECORDED_FOR_INACTIVE_USERS.has(entry.action)) return retryingConflicts(() => insertRow(db, 'audit_log', row));
+  const values = AUDIT_ROW_COLUMNS.map((column) => row[column]);
+  const inserted = await retryingConflicts(() => insertWhileActorActive(db, entry.actor!.id, ...values));
+  if (inserted.length === 0) throw actorInactive();
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // The exam records' writes as use cases (issue 26): adding a record to the ACTIVO cycle, voiding one, and the
 // archive view's audit entry. Each owns its transaction and its audit entry and says what to show; no HTTP here.
 import type { ViewAuditQueue } from '../audit/audit.queue.js';
-import { recordAudit } from '../audit/audit.repository.js';
+import { recordAudit, recordAuditAlone } from '../audit/audit.repository.js';
 import { isPostgres } from '../db/database.js';
 import { dateRuleRefused } from '../db/errors.js';
 import { findActiveIngreso } from '../ingresos/ingreso.repository.js';
@@ -173,18 +173,16 @@ export async function viewCycleArchive(ctx: ActionContext, input: { patientId: n
   const ingreso = input.ingresoId === null ? undefined : await findIngresoOfPatient(db, patient.id, input.ingresoId);
   if (!ingreso) return null;
   const [records, cycles] = await Promise.all([listCycleRecords(db, ingreso.id, { includeVoided: true }), listPatientCycles(db, patient.id)]);
-  await inTransaction(db, (trx) =>
-    recordAudit(trx, {
-      at: clock.now(),
-      actor: ctx.actor,
-      action: 'exam.view_archive',
-      entityType: 'ingreso',
-      entityId: ingreso.id,
-      patientId: patient.id,
-      changes: { estado: ingreso.estado, registros: records.length },
-      requestId: ctx.requestId,
-    }),
-  );
+  await recordAuditAlone(db, {
+    at: clock.now(),
+    actor: ctx.actor,
+    action: 'exam.view_archive',
+    entityType: 'ingreso',
+    entityId: ingreso.id,
+    patientId: patient.id,
+    changes: { estado: ingreso.estado, registros: records.length },
+    requestId: ctx.requestId,
+  });
   return { patient, ingreso, records, cycles };
 }
 

@@ -1,7 +1,7 @@
 // The users' writes as use cases (issue 26): the administration of accounts, each user's own password and sessions,
 // the first run, and the login and logout entries of the trail. Each owns its transaction and its audit entry and
 // says what to show; the session cookie stays with the routes and the session plugin (plumbing).
-import { recordAudit } from '../audit/audit.repository.js';
+import { recordAudit, recordAuditAlone } from '../audit/audit.repository.js';
 import type { Trx } from '../db/database.js';
 import type { ActionContext, Actor } from '../platform/writes/action-context.js';
 import { inTransaction } from '../platform/writes/transaction.js';
@@ -242,17 +242,15 @@ export async function logIn<Token>(
     if (session !== null) return { kind: 'accepted', user: actor, session: session.opened };
   }
   // The attempt stays counted as a failure (it was counted before the check).
-  await inTransaction(db, (trx) =>
-    recordAudit(trx, {
-      at: now,
-      actor: user ? { id: user.id, username: user.username } : null,
-      action: 'login_failed',
-      entityType: 'user',
-      entityId: user?.id ?? null,
-      changes: user ? null : { username: [...username].slice(0, USERNAME_MAX).join('') },
-      requestId: ctx.requestId,
-    }),
-  );
+  await recordAuditAlone(db, {
+    at: now,
+    actor: user ? { id: user.id, username: user.username } : null,
+    action: 'login_failed',
+    entityType: 'user',
+    entityId: user?.id ?? null,
+    changes: user ? null : { username: [...username].slice(0, USERNAME_MAX).join('') },
+    requestId: ctx.requestId,
+  });
   return { kind: 'refused' };
 }
 
@@ -267,9 +265,7 @@ export async function renewSession(ctx: ActionContext, sessionIdHash: string | n
 export async function recordLogout(ctx: ActionContext): Promise<void> {
   const actor = ctx.actor;
   if (!actor) return;
-  await inTransaction(ctx.db, (trx) =>
-    recordAudit(trx, { at: ctx.clock.now(), actor, action: 'logout', entityType: 'user', entityId: actor.id, requestId: ctx.requestId }),
-  );
+  await recordAuditAlone(ctx.db, { at: ctx.clock.now(), actor, action: 'logout', entityType: 'user', entityId: actor.id, requestId: ctx.requestId });
 }
 
 /**

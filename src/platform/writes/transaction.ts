@@ -26,11 +26,15 @@ export const GROUP_COMMIT_MAX = 32;
  * sees the error; a commit that fails fails every transaction of the group, and none of them is kept.
  */
 export async function inTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
-  if (isPostgres(db)) return withRetries(() => db.transaction().execute(work));
+  if (isPostgres(db)) return retryingConflicts(() => db.transaction().execute(work));
   return groupCommitterOf(db).run(work);
 }
 
-async function withRetries<T>(attempt: () => Promise<T>): Promise<T> {
+/**
+ * `attempt` (a transaction, or one statement committed by itself) run again from the start when PostgreSQL aborted
+ * it for a deadlock or a serialization failure, or a prepared statement's tables changed under it.
+ */
+export async function retryingConflicts<T>(attempt: () => Promise<T>): Promise<T> {
   for (let n = 1; ; n++) {
     try {
       return await attempt();
@@ -112,7 +116,7 @@ class GroupCommitter {
       for (; next < group.length; next++) {
         const pending = group[next]!;
         try {
-          ran.push({ pending, value: await withRetries(() => this.inSavepoint(trx, pending.work)) });
+          ran.push({ pending, value: await retryingConflicts(() => this.inSavepoint(trx, pending.work)) });
         } catch (err) {
           if (err instanceof GroupLost) throw err;
           pending.reject(err);
