@@ -170,11 +170,14 @@ export class PatientHistoryCache {
    * transaction may commit a smaller id after a greater one was seen; comparing the ids finds it all the same.
    */
   private async changedByIds(db: Executor, patientId: number, limit: number, before: KeptHistory | undefined): Promise<Changes> {
+    // Nothing kept to compare with (a patient not seen since the start, or dropped by the bound): the latest entries
+    // in one statement, as SQLite reads them, not their ids and then the rows of those ids (decision 0365).
+    if (before === undefined) return { entries: await listPatientHistoryAfter(db, patientId, 0, limit, this.scope), reused: 0 };
     const ids = await listPatientHistoryIds(db, patientId, limit, this.scope);
-    if (before && sameIds(before.ids, ids)) return { entries: [], reused: ids.length };
+    if (sameIds(before.ids, ids)) return { entries: [], reused: ids.length };
     // Entries are only ever added: the kept ones usually follow the new ones.
     let fresh = ids.length;
-    if (before && before.ids.length > 0) {
+    if (before.ids.length > 0) {
       const k = ids.indexOf(before.ids[0]!);
       if (k >= 0 && ids.length - k <= before.ids.length && ids.slice(k).every((id, j) => before.ids[j] === id)) fresh = k;
     }
@@ -184,7 +187,7 @@ export class PatientHistoryCache {
       const entry = read.get(id);
       return entry === undefined ? [] : [{ ...entry, id }];
     });
-    return { entries, reused: fresh < ids.length && before ? ids.length - fresh : 0 };
+    return { entries, reused: fresh < ids.length ? ids.length - fresh : 0 };
   }
 
   /**
