@@ -136,7 +136,7 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
   let freshClient: TestClient;
   let staffId: number;
   let adminName: string;
-  /** The declarations the kept instance served, in order (its app.pages.get, observed). */
+  /** The declarations the kept instance served, in order (its app.pages.get and getOfPatient, observed). */
   const served: string[] = [];
 
   before(async () => {
@@ -164,6 +164,11 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
       served.push(page.name);
       return get(page, input);
     });
+    const getOfPatient = pages.getOfPatient.bind(pages);
+    pages.getOfPatient = ((page, input) => {
+      served.push(page.name);
+      return getOfPatient(page, input);
+    }) as typeof pages.getOfPatient;
     // Kept parts read together (the dashboard and the agenda's counts, decision 0220; the worklists' parts, 0265) are
     // served as well, each when the route asks for it.
     const together = pages.together.bind(pages);

@@ -94,9 +94,11 @@ export class PatientHistoryCache {
   /**
    * The patient's latest `limit` entries, newest first, with the views not written yet (`pending`, newest first)
    * on top: each entry once (a group committed while the page was read may be in both), at most `limit`.
+   * `patientVersion`: the patient's counter as the request read it before anything it shows (the record page's,
+   * PageCache.getOfPatient); read here when null.
    */
-  async rows(db: Executor, patientId: number, limit: number, pending: readonly AuditListRow[]): Promise<HistoryRows> {
-    const history = await this.historyOf(db, patientId, limit);
+  async rows(db: Executor, patientId: number, limit: number, pending: readonly AuditListRow[], patientVersion: string | null = null): Promise<HistoryRows> {
+    const history = await this.historyOf(db, patientId, limit, patientVersion);
     const written = new Set(history.keys);
     const unwritten = pending.filter((r) => !written.has(keyHash(r))).slice(0, limit);
     const stored = Math.min(history.ids.length, limit - unwritten.length);
@@ -112,12 +114,12 @@ export class PatientHistoryCache {
     return { count: unwritten.length + stored, rows };
   }
 
-  private async historyOf(db: Executor, patientId: number, limit: number): Promise<KeptHistory> {
+  private async historyOf(db: Executor, patientId: number, limit: number, patientVersion: string | null): Promise<KeptHistory> {
     const kept = this.kept.get(patientId);
     // One kept with a smaller limit, and full, may lack older entries: it is read anew.
     const before = kept && (kept.limit >= limit || kept.ids.length < kept.limit) ? kept : undefined;
     // The changes only: read before the entries, so an entry written meanwhile bumps it past what is kept.
-    const version = this.scope === 'changes' ? await readPatientVersion(db, patientId) : null;
+    const version = this.scope === 'changes' ? (patientVersion ?? (await readPatientVersion(db, patientId)).patient) : null;
     if (before && version !== null && before.version === version && before.limit === limit) {
       this.store(patientId, before);
       return before;

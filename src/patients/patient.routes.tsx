@@ -72,7 +72,9 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
     form: { values: FormValues; errors: FieldErrors; documentoHolder?: { id: number; name: string } | null } | null,
   ) => {
     const input = { patientId, today: today(deps), form };
-    const record = form === null ? await app.pages.get(patientRecordPage, input) : await app.pages.render(patientRecordPage, input);
+    // The patient's counter read for the record serves its history too (decision 0370).
+    const { kept: record, patientVersion } =
+      form === null ? await app.pages.getOfPatient(patientRecordPage, input) : { kept: await app.pages.render(patientRecordPage, input), patientVersion: null };
     if (!record) return reply.callNotFound();
     // Queued before the history is read, so the page's own history shows this view (decision 0011).
     await recordPatientView(actionContext(request), app.auditViews, patientId);
@@ -81,7 +83,7 @@ export async function patientRoutes(app: FastifyInstance): Promise<void> {
     const historyCache = app.pages.enabled ? histories : new PatientHistoryCache(deps.config.timeZone, HISTORY_CACHE_BYTES, 'changes');
     const history = includeViews
       ? await historyWithViews(db, patientId, HISTORY_LIMIT, app.auditViews.pendingForPatient(patientId), deps.config.timeZone)
-      : await historyCache.rows(db, patientId, HISTORY_LIMIT, []);
+      : await historyCache.rows(db, patientId, HISTORY_LIMIT, [], patientVersion);
     return sendKeptPage(request, reply, record, {
       after: <FragmentSlot fragment={patientHistoryFragment({ count: history.count, rows: history.rows, limit: HISTORY_LIMIT, patientId, includeViews })} />,
     });

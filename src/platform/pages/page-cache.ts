@@ -1,7 +1,7 @@
 import type { OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import type { VNode } from 'preact';
 import type { Db, Executor } from '../../db/database.js';
-import { patientVersionReader, versionReader, versionsReader } from './table-versions.js';
+import { patientVersionReader, versionReader, versionsReader, type PatientVersion } from './table-versions.js';
 import { DERIVED_TABLES, isPatientTable, KNOWN_TABLES, VERSIONED_TABLES, type VersionedTable } from '../tables.js';
 import { FragmentCache } from './fragment-cache.js';
 import { renderFrame, type Fragment } from '../../web/render.js';
@@ -93,7 +93,12 @@ export class UndeclaredTableError extends Error {
 export class PageCache {
   private readonly caches = new Map<
     PageDeclaration<any, any>,
-    { cache: FragmentCache<{ bytes: number; kept: KeptPage<any> | null }>; db: Db; version: (db: Db, input: any) => Promise<string> }
+    {
+      cache: FragmentCache<{ bytes: number; kept: KeptPage<any> | null }>;
+      db: Db;
+      version: (db: Db, input: any) => Promise<string>;
+      patientVersion: ((db: Db, input: any) => Promise<PatientVersion>) | undefined;
+    }
   >();
 
   /** `enabled: false` renders every page anew (the differential tests compare both). */
@@ -108,6 +113,20 @@ export class PageCache {
     // The versions are read before anything the page shows: nothing kept is older than the version it is kept under.
     const version = await this.slotOf(page).version(this.db, input);
     return (await this.keep(page, input, version)).kept;
+  }
+
+  /**
+   * A page of one patient (declared with `patient`), kept or rendered as `get` does, and the patient's counter read
+   * for it before anything it shows: what else the request shows of the patient from that counter (the record's
+   * history, decision 0370) reads none of its own. The counter is null when none was read (kept pages off, an input
+   * not kept): the caller reads its own then.
+   */
+  async getOfPatient<Input, Meta>(page: PageDeclaration<Input, Meta>, input: Input): Promise<{ kept: KeptPage<Meta> | null; patientVersion: string | null }> {
+    const read = this.slotOf(page).patientVersion;
+    if (read === undefined) throw new Error(`page ${page.name} shows no one patient`);
+    if (!this.enabled || page.keeps?.(input) === false) return { kept: await this.render(page, input), patientVersion: null };
+    const version = await read(this.db, input);
+    return { kept: (await this.keep(page, input, version.version)).kept, patientVersion: version.patient };
   }
 
   /**
@@ -191,17 +210,23 @@ export class PageCache {
     let slot = this.caches.get(page);
     if (slot === undefined) {
       // Pages of one patient keep each patient's entry under its own version; the others share the tables'.
-      slot = { cache: new FragmentCache(page.maxBytes, page.patient === undefined), db: this.db.withPlugin(new DeclaredTablesOnly(page)), version: versionOf(page) };
+      const patientVersion = patientVersionOf(page);
+      slot = {
+        cache: new FragmentCache(page.maxBytes, page.patient === undefined),
+        db: this.db.withPlugin(new DeclaredTablesOnly(page)),
+        version: patientVersion ? async (db, input) => (await patientVersion(db, input)).version : versionReader(page.tables),
+        patientVersion,
+      };
       this.caches.set(page, slot);
     }
     return slot;
   }
 }
 
-/** How a page's version is read: the tables' versions, or its patient's and its other tables'. */
-function versionOf<Input>(page: PageDeclaration<Input, unknown>): (db: Db, input: Input) => Promise<string> {
+/** How the version of a page of one patient is read: its patient's counter and its other tables' (none for the others). */
+function patientVersionOf<Input>(page: PageDeclaration<Input, unknown>): ((db: Db, input: Input) => Promise<PatientVersion>) | undefined {
   const { patient } = page;
-  if (patient === undefined) return versionReader(page.tables);
+  if (patient === undefined) return undefined;
   const read = patientVersionReader(page.tables);
   return (db, input) => read(db, patient(input));
 }

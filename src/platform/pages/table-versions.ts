@@ -69,21 +69,32 @@ export function versionsReader(sets: readonly (readonly VersionedTable[])[]): (d
   };
 }
 
+/** A patient's version of a page: `version`, what the page is kept under; `patient`, the patient's counter alone. */
+export interface PatientVersion {
+  version: string;
+  patient: string;
+}
+
 /**
  * A reader of one patient's version of a page declared with `tables`: that patient's counter (covering the tables
  * of PATIENT_TABLES, src/platform/tables.ts) plus the versions of the other tables. Both only grow, so the sum changes with every change
- * of either and never comes back to a value it had.
+ * of either and never comes back to a value it had. The counter is given apart too: what else a request shows of the
+ * patient from the same counter (the record's history) reads none of its own (decision 0370).
  */
-export function patientVersionReader(tables: readonly VersionedTable[]): (db: Executor, patientId: number) => Promise<string> {
+export function patientVersionReader(tables: readonly VersionedTable[]): (db: Executor, patientId: number) => Promise<PatientVersion> {
   const others = tables.filter((t) => !isPatientTable(t));
   const select = precompiled((db: Executor, patientId: number) =>
     db
       .selectNoFrom((eb) => [
-        sql<number | string>`coalesce((${eb.selectFrom('patient_versions').select('n').where('paciente_id', '=', patientId)}), 0)
-          + ${others.length === 0 ? sql`0` : sql`coalesce((${eb.selectFrom('table_versions').select(sql`sum(n)`.as('s')).where(tableNameOf(db), 'in', others)}), 0)`}`.as('v'),
+        sql<number | string>`coalesce((${eb.selectFrom('patient_versions').select('n').where('paciente_id', '=', patientId)}), 0)`.as('p'),
+        (others.length === 0 ? sql<number | string>`0` : sql<number | string>`coalesce((${eb.selectFrom('table_versions').select(sql`sum(n)`.as('s')).where(tableNameOf(db), 'in', others)}), 0)`).as('o'),
       ]),
   );
-  return async (db, patientId) => String((await select(db, patientId))[0]?.v ?? 0);
+  return async (db, patientId) => {
+    const row = (await select(db, patientId))[0];
+    const patient = Number(row?.p ?? 0);
+    return { version: String(patient + Number(row?.o ?? 0)), patient: String(patient) };
+  };
 }
 
 const triggerName = (table: string) => `${table}_table_version`;
