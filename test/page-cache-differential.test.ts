@@ -168,7 +168,7 @@ describe(`kept pages equal pages rendered anew after every write (engine=${ENGIN
     pages.getOfPatient = ((page, input) => {
       served.push(page.name);
       return getOfPatient(page, input);
-    }) as typeof pages.getOfPatient;
+    });
     // Kept parts read together (the dashboard and the agenda's counts, decision 0220; the worklists' parts, 0265) are
     // served as well, each when the route asks for it.
     const together = pages.together.bind(pages);
