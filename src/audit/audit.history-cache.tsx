@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { formatDateTimeEs } from '../shared/dates.js';
-import { ContentMarker, escapeAttribute, FragmentSlot, renderFrame, type Fragment } from '../web/render.js';
+import { ContentMarker, escapeAttribute, FragmentSlot, fragmentOfParts, renderFrame, type Fragment } from '../web/render.js';
 import { isPostgres, type Executor } from '../db/database.js';
 import { patientVersionReader } from '../platform/pages/table-versions.js';
 import { listAuditEntriesByIds, listPatientHistoryAfter, listPatientHistoryIds, type AuditListRow, type HistoryScope } from './audit.repository.js';
@@ -104,8 +104,7 @@ export class PatientHistoryCache {
     const stored = Math.min(history.ids.length, limit - unwritten.length);
     const rows: ComponentChildren[] = [];
     if (unwritten.length > 0) {
-      const parts = unwritten.map((entry) => this.row(entry));
-      rows.push(<FragmentSlot fragment={{ parts, size: parts.reduce((n, b) => n + b.length, 0) }} />);
+      rows.push(<FragmentSlot fragment={fragmentOfParts(unwritten.map((entry) => this.row(entry)))} />);
     }
     if (stored > 0) {
       const end = history.ends[stored - 1]!;

@@ -16,6 +16,9 @@ export type { AuditEntry };
 // What a deactivated user may still leave in the trail: the failed attempt and the end of the session.
 const RECORDED_FOR_INACTIVE_USERS = new Set(['login_failed', 'logout']);
 
+/** The actor who must still be active when the entry is written; null for an entry of nobody, a failed login, a logout. */
+const actorToCheck = (entry: AuditEntry) => (entry.actor && !RECORDED_FOR_INACTIVE_USERS.has(entry.action) ? entry.actor : null);
+
 /** The actor's is_active, share-locked on PostgreSQL (compiled once per dialect). */
 const selectActorActive = precompiled((db: Executor, userId: number) =>
   db
@@ -32,8 +35,9 @@ const selectActorActive = precompiled((db: Executor, userId: number) =>
  * (rolling the change back); SQLite runs one transaction at a time, so the read alone settles it.
  */
 export async function recordAudit(db: Executor, entry: AuditEntry): Promise<void> {
-  if (entry.actor && !RECORDED_FOR_INACTIVE_USERS.has(entry.action)) {
-    const [actor] = await selectActorActive(db, entry.actor.id);
+  const checked = actorToCheck(entry);
+  if (checked) {
+    const [actor] = await selectActorActive(db, checked.id);
     if (actor?.is_active !== 1) throw actorInactive();
   }
   await insertRow(db, 'audit_log', auditRowOf(entry));
@@ -65,9 +69,10 @@ const insertWhileActorActive = precompiled((db: Executor, actorId: number, ...va
 export async function recordAuditAlone(db: Db, entry: AuditEntry): Promise<void> {
   if (!isPostgres(db)) return inTransaction(db, (trx) => recordAudit(trx, entry));
   const row = auditRowOf(entry);
-  if (!entry.actor || RECORDED_FOR_INACTIVE_USERS.has(entry.action)) return retryingConflicts(() => insertRow(db, 'audit_log', row));
+  const checked = actorToCheck(entry);
+  if (!checked) return retryingConflicts(() => insertRow(db, 'audit_log', row));
   const values = AUDIT_ROW_COLUMNS.map((column) => row[column]);
-  const inserted = await retryingConflicts(() => insertWhileActorActive(db, entry.actor!.id, ...values));
+  const inserted = await retryingConflicts(() => insertWhileActorActive(db, checked.id, ...values));
   if (inserted.length === 0) throw actorInactive();
 }
 

@@ -118,7 +118,12 @@ export function renderFrame(node: VNode, markers: number): Fragment[] {
     pieces[pieces.length - 1]!.push(rest);
   }
   if (pieces.length !== markers + 1) throw new Error(`renderFrame expected ${markers} ContentMarkers, found ${pieces.length - 1}`);
-  return pieces.map((parts) => ({ parts, size: parts.reduce((n, b) => n + (b?.length ?? 0), 0) }));
+  return pieces.map(fragmentOfParts);
+}
+
+/** Parts as a fragment, with the bytes they hold. */
+export function fragmentOfParts(parts: readonly FragmentPart[]): Fragment {
+  return { parts, size: parts.reduce((n, b) => n + (b?.length ?? 0), 0) };
 }
 
 /** Where renderFrame cuts a frame. */

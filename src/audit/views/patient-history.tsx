@@ -3,7 +3,7 @@ import { auditEntryKey, type HistoryRows } from '../audit.history-cache.js';
 import { listAuditEntries, type AuditListRow } from '../audit.repository.js';
 import type { Executor } from '../../db/database.js';
 import { AuditRow, AuditRowsTable } from './audit-entry.js';
-import { ContentMarker, partsOf, renderFrame, type Fragment, type FragmentPart } from '../../web/render.js';
+import { ContentMarker, fragmentOfParts, partsOf, renderFrame, type Fragment, type FragmentPart } from '../../web/render.js';
 
 /**
  * A patient's history (decisions §9: each patient page shows it): the audit entries of that patient, newest
@@ -66,8 +66,7 @@ export function patientHistoryFragment({ count, rows, limit, patientId, includeV
     frame = { ...cutAt(head, Buffer.from(String(PATIENT_HOLE))), tail };
     historyFrames.set(key, frame);
   }
-  const parts = [...frame.before, Buffer.from(String(patientId)), ...frame.after, ...partsOf(rows), ...frame.tail.parts];
-  return { parts, size: parts.reduce((n, part) => n + (part?.length ?? 0), 0) };
+  return fragmentOfParts([...frame.before, Buffer.from(String(patientId)), ...frame.after, ...partsOf(rows), ...frame.tail.parts]);
 }
 
 /** Stands for the patient's id in a kept frame: a number no history's markup holds otherwise. */
