@@ -147,7 +147,7 @@ describe(`table versions (engine=${ENGINE})`, () => {
         return p ? { node: h('p', null, p.telefono), title: 't', meta: null } : null;
       },
     });
-    const pages = new PageCache(ctx.db);
+    const pages = new PageCache(ctx.db, true, 0);
     const one = await createPatient(ctx.db, { telefono: '6071000001' });
     const other = await createPatient(ctx.db, {});
     const text = async () => (await pages.get(record, { patientId: one.id }))!.fragments.flatMap((f) => f.parts).map((b) => b?.toString() ?? '').join('');
@@ -190,7 +190,7 @@ describe(`table versions (engine=${ENGINE})`, () => {
         return null;
       },
     });
-    for (const pages of [new PageCache(ctx.db), new PageCache(ctx.db, false)]) {
+    for (const pages of [new PageCache(ctx.db, true, 0), new PageCache(ctx.db, false)]) {
       await assert.rejects(pages.get(sneaky, { id: 1 }), UndeclaredTableError);
       await assert.rejects(pages.get(raw, { id: 1 }), UndeclaredTableError);
     }
@@ -243,7 +243,7 @@ describe(`table versions (engine=${ENGINE})`, () => {
     });
     const other = declarePage<null>({ name: 'test.together.other', tables: ['patients'], maxBytes: 1024, render: async () => null });
     const text = (page: { fragments: { parts: readonly (Buffer | null)[] }[] } | null) => page!.fragments.flatMap((f) => f.parts).map((b) => b?.toString() ?? '').join('');
-    const pages = new PageCache(ctx.db);
+    const pages = new PageCache(ctx.db, true, 0);
     const visit = async () => {
       const parts = await pages.together([names, shown]);
       const list = (await parts.get(names, null))!.meta;
@@ -277,7 +277,7 @@ describe(`table versions (engine=${ENGINE})`, () => {
         return { node: h('p', null, String(n)), title: 't', meta: null };
       },
     });
-    const pages = new PageCache(ctx.db);
+    const pages = new PageCache(ctx.db, true, 0);
     for (let i = 0; i < 3; i++) await pages.get(some, { n: 0 });
     assert.equal(renders, 1, 'a kept input is rendered once');
     for (let i = 0; i < 3; i++) await pages.get(some, { n: 1 });

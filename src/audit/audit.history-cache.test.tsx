@@ -54,7 +54,7 @@ async function shown(cache: PatientHistoryCache, patientId: number, limit: numbe
 
 describe("a patient's history on the patient page", () => {
   test('newest first, with the fields before and after, and only that patient', async () => {
-    const cache = new PatientHistoryCache(TZ, 1024 * 1024);
+    const cache = new PatientHistoryCache(TZ, 1024 * 1024, 'all', 0);
     await write(1, 'patient.create', { telefono: [null, '6070000'] });
     await write(1, 'patient.update', { telefono: ['6070000', '6071111'] });
     await write(2, 'patient.update', { telefono: ['1', '2'] });
@@ -66,7 +66,7 @@ describe("a patient's history on the patient page", () => {
   });
 
   test('scoped to the changes, views are left out (in SQL) however they are interleaved, and the limit counts changes', async () => {
-    const cache = new PatientHistoryCache(TZ, 1024 * 1024, 'changes');
+    const cache = new PatientHistoryCache(TZ, 1024 * 1024, 'changes', 0);
     const p = 31;
     await write(p, 'patient.create', { telefono: [null, '1'] });
     for (let i = 0; i < 5; i++) await write(p, 'patient.view');
@@ -100,7 +100,7 @@ describe("a patient's history on the patient page", () => {
   });
 
   test('a kept history of changes shows, at the next visit, an entry with no change of the record beside it (an export)', async () => {
-    const cache = new PatientHistoryCache(TZ, 1024 * 1024, 'changes');
+    const cache = new PatientHistoryCache(TZ, 1024 * 1024, 'changes', 0);
     const p = 42;
     await write(p, 'patient.create', { telefono: [null, '1'] });
     assert.deepEqual((await shown(cache, p, 5)).actions, ['patient.create']);
@@ -113,7 +113,7 @@ describe("a patient's history on the patient page", () => {
   });
 
   test('entries written since the last visit go on top of the kept ones; the oldest fall off past the limit', async () => {
-    const cache = new PatientHistoryCache(TZ, 1024 * 1024);
+    const cache = new PatientHistoryCache(TZ, 1024 * 1024, 'all', 0);
     for (let i = 0; i < 3; i++) await write(3, 'patient.view');
     const first = await shown(cache, 3, 4);
     assert.equal(first.ids.length, 3);
@@ -129,7 +129,7 @@ describe("a patient's history on the patient page", () => {
   });
 
   test('views not written yet show on top, once even when written meanwhile, within the limit', async () => {
-    const cache = new PatientHistoryCache(TZ, 1024 * 1024);
+    const cache = new PatientHistoryCache(TZ, 1024 * 1024, 'all', 0);
     await write(4, 'patient.update', { peso: [null, 7000] });
     const at = new Date(Date.UTC(2026, 10, 1, 12, 0, second++));
     const queued = pendingView(4, at);
@@ -157,7 +157,7 @@ describe("a patient's history on the patient page", () => {
 
   test('keeps at most its bound in bytes, dropping the patients seen least recently', async () => {
     const bound = 4 * 1024;
-    const cache = new PatientHistoryCache(TZ, bound);
+    const cache = new PatientHistoryCache(TZ, bound, 'all', 0);
     for (let p = 10; p < 20; p++) for (let i = 0; i < 3; i++) await write(p, 'patient.update', { telefono: [`60700${i}`, `60711${i}`] });
     for (let p = 10; p < 20; p++) {
       const page = await shown(cache, p, 20);
@@ -165,5 +165,19 @@ describe("a patient's history on the patient page", () => {
       assert.ok(cache.bytes <= bound, `${cache.bytes} bytes kept`);
     }
     assert.ok(cache.bytes > 0);
+  });
+
+  test("a patient's history is kept from their second visit in a while, not the first (decision 0375)", async () => {
+    const cache = new PatientHistoryCache(TZ, 1024 * 1024, 'changes');
+    const p = 77;
+    await write(p, 'patient.update', { peso: [null, 7000] });
+    const first = await shown(cache, p, 5);
+    assert.equal(cache.bytes, 0, 'one visit: nothing held');
+    const secondVisit = await shown(cache, p, 5);
+    assert.ok(cache.bytes > 0, 'the second visit keeps it');
+    assert.equal(secondVisit.html, first.html);
+    await write(p, 'ingreso.status', { estado: ['ACTIVO', 'SUSPENDIDO'] });
+    const third = await shown(cache, p, 5);
+    assert.deepEqual(third.actions, ['ingreso.status', 'patient.update'], 'a kept history still shows what was written since');
   });
 });

@@ -3,7 +3,7 @@ import type { VNode } from 'preact';
 import type { Db, Executor } from '../../db/database.js';
 import { patientVersionReader, versionReader, versionsReader, type PatientVersion } from './table-versions.js';
 import { DERIVED_TABLES, isPatientTable, KNOWN_TABLES, VERSIONED_TABLES, type VersionedTable } from '../tables.js';
-import { FragmentCache } from './fragment-cache.js';
+import { ADMISSION_WINDOW, FragmentCache } from './fragment-cache.js';
 import { renderFrame, type Fragment } from '../../web/render.js';
 import type { CheckingPlugin } from '../writes/prepared.js';
 
@@ -101,10 +101,15 @@ export class PageCache {
     }
   >();
 
-  /** `enabled: false` renders every page anew (the differential tests compare both). */
+  /**
+   * `enabled: false` renders every page anew (the differential tests compare both). `admissionWindow`: how many
+   * other inputs a page's input is remembered among, to be kept from its second render (decision 0375); 0 keeps
+   * every input from its first (tests of what the versions do).
+   */
   constructor(
     private readonly db: Db,
     readonly enabled = true,
+    private readonly admissionWindow = ADMISSION_WINDOW,
   ) {}
 
   /** The page for this input: kept, or rendered now (and kept); null when the render says it does not exist. */
@@ -212,7 +217,7 @@ export class PageCache {
       // Pages of one patient keep each patient's entry under its own version; the others share the tables'.
       const patientVersion = patientVersionOf(page);
       slot = {
-        cache: new FragmentCache(page.maxBytes, page.patient === undefined),
+        cache: new FragmentCache(page.maxBytes, page.patient === undefined, this.admissionWindow),
         db: this.db.withPlugin(new DeclaredTablesOnly(page)),
         version: patientVersion ? async (db, input) => (await patientVersion(db, input)).version : versionReader(page.tables),
         patientVersion,
