@@ -3,8 +3,7 @@ import { formatDateTimeEs } from '../shared/dates.js';
 import { ContentMarker, escapeAttribute, FragmentSlot, fragmentOfParts, renderFrame, type Fragment } from '../web/render.js';
 import { isPostgres, type Executor } from '../db/database.js';
 import { patientVersionReader } from '../platform/pages/table-versions.js';
-import { ADMISSION_WINDOW } from '../platform/pages/fragment-cache.js';
-import { SecondRequest } from '../platform/pages/second-request.js';
+import { ADMISSION_WINDOW, SecondRequest } from '../platform/pages/second-request.js';
 import { listAuditEntriesByIds, listPatientHistoryAfter, listPatientHistoryIds, type AuditListRow, type HistoryScope } from './audit.repository.js';
 import { AuditCells, recordText } from './views/audit-entry.js';
 
@@ -81,7 +80,7 @@ export class PatientHistoryCache {
   /** The cells of entries without changes around their time, by everything else they show. */
   private readonly frames = new Map<string, Fragment[]>();
   /** Patients whose history is kept from their second visit in a while (decision 0375). */
-  private readonly admission: SecondRequest<number> | null;
+  private readonly admission: SecondRequest<number>;
 
   constructor(
     private readonly timeZone: string,
@@ -91,7 +90,7 @@ export class PatientHistoryCache {
     /** 0: every patient's history kept from the first visit (tests of what is done with a kept one) */
     admissionWindow = ADMISSION_WINDOW,
   ) {
-    this.admission = admissionWindow > 0 ? new SecondRequest<number>(admissionWindow) : null;
+    this.admission = new SecondRequest(admissionWindow);
   }
 
   /** Bytes held (for the bound's tests). */
@@ -225,7 +224,7 @@ export class PatientHistoryCache {
   /** Keeps (or refreshes) a patient's history as the most recently seen, dropping the least recent past the bound. */
   private store(patientId: number, history: KeptHistory): void {
     const old = this.kept.get(patientId);
-    if (old === undefined && this.admission?.admits(patientId) === false) return;
+    if (old === undefined && !this.admission.admits(patientId)) return;
     if (old) {
       this.kept.delete(patientId);
       this.keptBytes -= old.bytes;

@@ -1,8 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { SecondRequest } from './second-request.js';
-
-/** Distinct keys a cache remembers as computed once (decision 0375): a page asked again among as many others is kept. */
-export const ADMISSION_WINDOW = 8192;
+import { ADMISSION_WINDOW, SecondRequest } from './second-request.js';
 
 /**
  * Rendered fragments (and what was computed with them), each kept under the data version it was computed for,
@@ -26,15 +23,15 @@ export class FragmentCache<T extends { readonly bytes: number }> {
   /** Computations not finished yet: not counted, never dropped by the bound. */
   private readonly computing = new Map<string, Entry<T>>();
   private latest: string | null = null;
-  /** null: every key is kept from its first computation (the bound's own tests). */
-  private readonly admission: SecondRequest<string> | null;
+  /** Which keys are kept (window 0: each from its first computation, for the bound's own tests). */
+  private readonly admission: SecondRequest<string>;
   /** Requests served from an entry, and requests that computed one (the benchmark's hit rate). */
   hits = 0;
   misses = 0;
 
   constructor(maxBytes: number, private readonly oneVersion = false, admissionWindow = ADMISSION_WINDOW) {
     this.kept = new LRUCache<string, Entry<T>>({ maxSize: maxBytes });
-    this.admission = admissionWindow > 0 ? new SecondRequest<string>(admissionWindow) : null;
+    this.admission = new SecondRequest(admissionWindow);
   }
 
   get(version: string, key: string, compute: () => Promise<T>): Promise<T> {
@@ -56,7 +53,7 @@ export class FragmentCache<T extends { readonly bytes: number }> {
     if (hit !== undefined) this.kept.delete(key);
     this.misses++;
     // A key kept before (under an older version) is kept again; another from its second computation in a while.
-    const keep = hit !== undefined || (this.admission?.admits(key) ?? true);
+    const keep = hit !== undefined || this.admission.admits(key);
     const entry: Entry<T> = { version, value: compute() };
     this.computing.set(key, entry);
     entry.value.then(

@@ -3,7 +3,8 @@ import type { VNode } from 'preact';
 import type { Db, Executor } from '../../db/database.js';
 import { patientVersionReader, versionReader, versionsReader, type PatientVersion } from './table-versions.js';
 import { DERIVED_TABLES, isPatientTable, KNOWN_TABLES, VERSIONED_TABLES, type VersionedTable } from '../tables.js';
-import { ADMISSION_WINDOW, FragmentCache } from './fragment-cache.js';
+import { FragmentCache } from './fragment-cache.js';
+import { ADMISSION_WINDOW } from './second-request.js';
 import { renderFrame, type Fragment } from '../../web/render.js';
 import type { CheckingPlugin } from '../writes/prepared.js';
 

@@ -29,3 +29,9 @@ test('a key seen again is remembered anew, so one asked regularly stays admitted
     assert.equal(admission.admits('a'), true, `after ${i + 1} others`);
   }
 });
+
+test('a window of 0 admits every key, the first time too', () => {
+  const admission = new SecondRequest<string>(0);
+  assert.equal(admission.admits('a'), true);
+  assert.equal(admission.admits('b'), true);
+});
