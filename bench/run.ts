@@ -309,13 +309,12 @@ async function runScenario(
   }
   if (res.status === 302) probed302++;
 
-  // A kept scenario's pages asked twice each before its warm-up: a page is kept from its second render in a while
-  // (decision 0375), so every one of them is kept when the run starts however long the warm-up.
-  if (s.getPaths && !s.uncached && s.expect === 200 && s.warmup !== false && o.warmup > 0) await askedTwice(session, s.getPaths);
-
   const amount = s.amount?.();
   let warm = { codes: {} as Record<string, number>, sent: 0 };
   if (s.warmup !== false && o.warmup > 0) {
+    // A kept scenario's pages asked twice each first: a page is kept from its second render in a while (decision
+    // 0375), so every one of them is kept when the run starts however long the warm-up.
+    if (s.getPaths && !s.uncached && s.expect === 200) await askedTwice(session, s.getPaths);
     const warmAmount = amount !== undefined ? Math.floor(amount / 10) : undefined;
     if (warmAmount === undefined || warmAmount > 0) {
       warm = await load(server.base, session, s, { seconds: o.warmup, connections: o.connections, generator: o.generator, wrkThreads: o.wrkThreads, ...(warmAmount !== undefined ? { amount: warmAmount } : {}), ...(beside ? { beforeDrain: () => beside.pause() } : {}) });
