@@ -4,15 +4,16 @@ import { createTestDatabase, createUser, ENGINE, type TestDatabase } from '../..
 import { DomainError } from '../shared/domain-error.js';
 import { recordAudit, recordAuditAlone } from './audit.repository.js';
 
-describe('recordAudit and the acting user', () => {
-  let database: TestDatabase;
-  before(async () => {
-    database = await createTestDatabase();
-  });
-  after(async () => {
-    await database.drop();
-  });
+// One database for the file: each test acts through users of its own.
+let database: TestDatabase;
+before(async () => {
+  database = await createTestDatabase();
+});
+after(async () => {
+  await database.drop();
+});
 
+describe('recordAudit and the acting user', () => {
   const countEntries = async (userId: number) =>
     (await database.handle.db.selectFrom('audit_log').select('id').where('user_id', '=', userId).execute()).length;
 
@@ -50,14 +51,6 @@ describe('recordAudit and the acting user', () => {
 });
 
 describe('recordAuditAlone: an entry that records no change, committed on its own', () => {
-  let database: TestDatabase;
-  before(async () => {
-    database = await createTestDatabase();
-  });
-  after(async () => {
-    await database.drop();
-  });
-
   const entriesOf = (userId: number) =>
     database.handle.db.selectFrom('audit_log').select(['at', 'user_id', 'username', 'action', 'entity_type', 'entity_id', 'patient_id', 'changes', 'request_id']).where('user_id', '=', userId).execute();
 
