@@ -1,4 +1,4 @@
-// npm run bench:profile -- [--database URL] [--requests N] [--only a,b] [--statements] [--keep-pages] [--concurrency N]   (pages: the names of PAGES below, e.g.
+// npm run bench:profile -- [--database URL] [--requests N] [--only a,b] [--statements] [--plans] [--keep-pages] [--concurrency N]   (pages: the names of PAGES below, e.g.
 // --only baseline,agenda-day,agenda-day-prof,agenda-week,worklists,worklists-filtered for the agenda's;
 // rips-page, rips-file, novedades-csv, worklists, worklists-filtered and create run only when named)
 //
@@ -11,6 +11,8 @@
 // Beside each page, the garbage collector's pauses during its requests (decision 0266): how many scavenges and major
 // collections, their pause time a request, the longest. `--concurrency N` keeps N requests in flight (the server under
 // load holds many at once, and what they hold survives the scavenges); 1 by default.
+// `--plans` (PostgreSQL): the named statements PostgreSQL planned anew at each execution (custom plans) while the
+// page's requests ran, with one connection in the pool so that every statement is on it (decision 0380).
 
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -39,13 +41,14 @@ const args = parseArgs({
     only: { type: 'string' },
     'keep-pages': { type: 'boolean', default: false },
     statements: { type: 'boolean', default: false },
+    plans: { type: 'boolean', default: false },
     concurrency: { type: 'string', default: '1' },
   },
 }).values;
 const url = databaseUrlFrom(args.database);
 const N = Number(args.requests);
 const CONCURRENCY = Math.max(1, Number(args.concurrency) || 1);
-const handle = openDatabase(url, { poolSize: 4 });
+const handle = openDatabase(url, { poolSize: args.plans ? 1 : 4 });
 // As the server does at its start: this checkout's migrations and generated triggers.
 await migrateToLatest(handle.db);
 
@@ -309,6 +312,15 @@ async function databaseCpu(): Promise<Map<number, bigint> | null> {
   }
   return out;
 }
+/** --plans: the plans each named statement of the (one) connection has had so far, by name. */
+async function plansSoFar(): Promise<Map<string, { text: string; generic: number; custom: number }>> {
+  const out = new Map<string, { text: string; generic: number; custom: number }>();
+  if (!args.plans || handle.engine !== 'postgres') return out;
+  const { rows } = await sql<{ name: string; statement: string; generic_plans: number; custom_plans: number }>`
+    select name, statement, generic_plans, custom_plans from pg_prepared_statements`.execute(handle.db);
+  for (const r of rows) out.set(r.name, { text: r.statement.replace(/\s+/g, ' ').trim().slice(0, 90), generic: Number(r.generic_plans), custom: Number(r.custom_plans) });
+  return out;
+}
 const databaseNs = (start: Map<number, bigint> | null, end: Map<number, bigint> | null): number | null =>
   start && end ? Number([...end].reduce((sum, [pid, ns]) => sum + ns - (start.get(pid) ?? 0n), 0n)) : null;
 
@@ -325,6 +337,7 @@ for (const [name, next] of Object.entries(PAGES)) {
   // Warm-up: V8 compiles the paths first (and with --keep-pages, the pages drawn are kept before the count starts).
   for (let i = 0; i < Math.min(NAMED_ONLY.has(name) && !args['keep-pages'] && !POSTS[name] ? 1 : 100, N); i++) await requestOf(name, next);
   const dbStart = await databaseCpu();
+  const plansBefore = await plansSoFar();
   meter.statements = 0;
   meter.ns = 0n;
   bySql.clear();
@@ -365,6 +378,11 @@ for (const [name, next] of Object.entries(PAGES)) {
   console.log(
     `    gc: ${collected.minor} scavenges ${((collected.minorMs * 1000) / N).toFixed(0)} µs/req, ${collected.major} major ${((collected.majorMs * 1000) / N).toFixed(0)} µs/req, longest pause ${collected.longestMs.toFixed(1)} ms`,
   );
+  for (const [name, after] of await plansSoFar()) {
+    const before = plansBefore.get(name) ?? { custom: 0, generic: 0 };
+    const custom = after.custom - before.custom;
+    if (custom / N >= 0.05) console.log(`    planned anew ${(custom / N).toFixed(1)}× a request (kept plan ${((after.generic - before.generic) / N).toFixed(1)}×)  ${after.text}`);
+  }
   for (const [text, s] of [...bySql].sort((a, b) => Number(b[1].ns - a[1].ns))) {
     console.log(`    ${(s.n / N).toFixed(1).padStart(4)}× ${(Number(s.ns) / 1000 / s.n).toFixed(0).padStart(5)} µs  ${text}`);
   }

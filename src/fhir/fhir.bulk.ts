@@ -21,9 +21,8 @@ export const EXPORT_TARGET_EXISTS = 'fhir.export_target_exists';
 
 /** One batch's records read from one snapshot: a patient is never exported half-changed. */
 async function readBatch(db: Db, range: { fromId: number; toId: number }): Promise<PatientRecordData[]> {
-  if (isPostgres(db)) {
-    return db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute((trx) => loadPatientRecords(trx, range));
-  }
+  // PostgreSQL reads a batch in one statement: one snapshot already.
+  if (isPostgres(db)) return loadPatientRecords(db, range);
   // SQLite: a deferred read transaction (the application's transactions take the write lock, which a reader
   // must not hold while it serialises).
   return db.connection().execute(async (conn) => {

@@ -2,17 +2,22 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Bundle, EpisodeOfCare, Observation, Patient } from 'fhir/r4.js';
+import { visitRow } from '../fixtures/agenda.fixtures.js';
 import { createPatient } from '../fixtures/patient.fixtures.js';
-import { createTestContext, loggedInClient, TestClient, type TestContext } from '../helpers.js';
+import { createTestContext, ENGINE, loggedInClient, TestClient, type TestContext } from '../helpers.js';
 import { fhirPeriodErrors, fhirSchemaErrors } from './fhir-schema.js';
 import { episodeOfCareResource } from '../../src/fhir/fhir.rules.js';
+import { RECORD_READS } from '../../src/fhir/fhir.repository.js';
 
 let ctx: TestContext;
 let client: TestClient;
+let userId: number;
 
 before(async () => {
   ctx = await createTestContext();
-  ({ client } = await loggedInClient(ctx));
+  const logged = await loggedInClient(ctx);
+  client = logged.client;
+  userId = logged.user.id;
 });
 after(async () => ctx?.close());
 
@@ -128,4 +133,33 @@ describe('GET /patients/<id>/fhir/', () => {
     assert.equal(res.status, 302);
     assert.match(res.location ?? '', /^\/users\/login\//);
   });
+
+  if (ENGINE === 'postgres') {
+    test('PostgreSQL reads a record, and a range of them, in one statement: the same rows, in the same order, as its five reads', async () => {
+      ctx.clock.set('2026-09-01T15:00:00.000Z');
+      const a = await createPatient(ctx.db, { nombre: 'Rango', apellido: 'Uno' }, { fechaInicio: '2026-08-03' });
+      const b = await createPatient(ctx.db, { nombre: 'Rango', apellido: 'Dos' }, { fechaInicio: '2026-08-10' });
+      for (const p of [a, b]) {
+        await ok(await client.post(`/exams/${p.id}/psicologia/`, { fecha: '2026-08-20', tipo_sesion: 'EVALUACION_INICIAL', numero_sesion: '', isi: '9', epworth: '4', observaciones: '' }), 'psicologia');
+        await ok(await client.post(`/exams/${p.id}/monitoreo/`, { fecha: '2026-08-21', tipo: 'POLIGRAFIA', iah: '12', saturacion_minima: '88', horas_uso_promedio: '', porcentaje_noches_4h: '', presion_cmh2o: '', fuga_lpm: '', observaciones: '' }), 'monitoreo');
+      }
+      await ok(await client.post(`/patients/ingreso/estado/${a.ingresoId}/SUSPENDIDO/`, { motivo_estado: 'Viaje' }), 'suspender');
+      await ok(await client.post(`/patients/ingreso/estado/${a.ingresoId}/ACTIVO/`, {}), 'reactivar');
+      const now = '2026-09-01T15:00:00.000Z';
+      await ctx.db.insertInto('citas').values([
+        visitRow({ patient: a, estado: 'PENDIENTE', fecha: '2026-09-15', now }),
+        visitRow({ patient: b, estado: 'CANCELADA', fecha: '2026-09-02', hora: '10:30', profesional: userId, now }),
+        visitRow({ patient: a, estado: 'AGENDADA', fecha: '2026-09-03', hora: '09:00', profesional: userId, now }),
+      ]).execute();
+
+      const oneStatement = await RECORD_READS.ofRange.read(ctx.db, a.id, b.id);
+      assert.deepEqual(oneStatement, await RECORD_READS.ofRange.tableByTable(ctx.db, a.id, b.id));
+      for (const p of [a, b]) assert.deepEqual(await RECORD_READS.ofPatient.read(ctx.db, p.id), await RECORD_READS.ofPatient.tableByTable(ctx.db, p.id));
+      assert.equal((await RECORD_READS.ofPatient.read(ctx.db, a.id)).appointments.length, 2);
+      assert.deepEqual(oneStatement.patients.map((p) => p.id), [a.id, b.id]);
+      assert.deepEqual(oneStatement.history.filter((h) => h.ingreso_id === a.ingresoId).map((h) => h.hacia), ['ACTIVO', 'SUSPENDIDO', 'ACTIVO']);
+      assert.equal(oneStatement.exams.length, 4);
+      assert.deepEqual(oneStatement.appointments.map((c) => [c.paciente_id, c.estado]), [[a.id, 'PENDIENTE'], [b.id, 'CANCELADA'], [a.id, 'AGENDADA']]);
+    });
+  }
 });
