@@ -1,13 +1,15 @@
 // The agenda's SQL for contact consent, reminders and calendar feeds (issue 28).
 import type { Insertable } from 'kysely';
 import type { Database, Executor, Trx } from '../db/database.js';
-import { insertRowReturningId } from '../platform/writes/prepared.js';
+import { insertRowReturningId, precompiled } from '../platform/writes/prepared.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Contact consent and reminders
 
-export const listConsents = (db: Executor, pacienteId: number) =>
-  db.selectFrom('contacto_consentimientos').selectAll().where('paciente_id', '=', pacienteId).orderBy('canal').orderBy('id').execute();
+/** The patient's consents by channel; compiled once: every uncached record page reads them (issue 30). */
+export const listConsents = precompiled((db: Executor, pacienteId: number) =>
+  db.selectFrom('contacto_consentimientos').selectAll().where('paciente_id', '=', pacienteId).orderBy('canal').orderBy('id'),
+);
 
 export const findLiveConsent = (db: Executor, pacienteId: number, canal: string) =>
   db
