@@ -41,7 +41,7 @@ const READS = {
       .where(patients('c.paciente_id'))
       .orderBy('c.id'),
 };
-/** The order of each read's rows, by columns it selects (PostgreSQL's json_agg keeps no subquery's order by rule). */
+/** The order of each read's rows, by columns it selects (PostgreSQL's json_agg does not promise its subquery's order). */
 const ORDER: { [K in keyof typeof READS]: readonly string[] } = { patients: ['id'], ingresos: ['id'], history: ['ingreso_id', 'id'], exams: ['id'], appointments: ['id'] };
 type RowsOf<Read> = Read extends (...args: never[]) => Compilable<infer Row> ? Row[] : never;
 /** The rows of the records read, as each read returns them. */
@@ -60,8 +60,9 @@ function recordReads<Args extends readonly unknown[]>(which: (...args: Args) => 
     exams: precompiled((db: Executor, ...args: Args) => READS.exams(db, which(...args))),
     appointments: precompiled((db: Executor, ...args: Args) => READS.appointments(db, which(...args))),
   };
-  // Each read as a JSON array of its rows, the five in one row (their columns are text and integers only, whose JSON
-  // values are what the driver gives).
+  // Each read as a JSON array of its rows, the five in one row. Their columns are text and integers only, whose JSON
+  // values are what the driver gives; a column of another kind (a timestamp, a numeric) would not be, and the test
+  // that compares this with the reads table by table would fail.
   const together = precompiled((db: Executor, ...args: Args) =>
     db.selectNoFrom(
       (Object.keys(READS) as (keyof typeof READS)[]).map((name) => {
