@@ -71,13 +71,18 @@ function recordReads<Args extends readonly unknown[]>(which: (...args: Args) => 
       }),
     ),
   );
-  const tableByTable = async (db: Executor, ...args: Args): Promise<RecordRows> => ({
-    patients: await each.patients(db, ...args),
-    ingresos: await each.ingresos(db, ...args),
-    history: await each.history(db, ...args),
-    exams: await each.exams(db, ...args),
-    appointments: await each.appointments(db, ...args),
-  });
+  const tableByTable = async (db: Executor, ...args: Args): Promise<RecordRows> => {
+    const patients = await each.patients(db, ...args);
+    // No such patient (an unknown id, an empty range): nothing else to read.
+    if (patients.length === 0) return { patients, ingresos: [], history: [], exams: [], appointments: [] };
+    return {
+      patients,
+      ingresos: await each.ingresos(db, ...args),
+      history: await each.history(db, ...args),
+      exams: await each.exams(db, ...args),
+      appointments: await each.appointments(db, ...args),
+    };
+  };
   const read = async (db: Executor, ...args: Args): Promise<RecordRows> =>
     isPostgres(db) ? ((await together(db, ...args))[0] as unknown as RecordRows) : tableByTable(db, ...args);
   return { read, tableByTable };
